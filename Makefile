@@ -1,0 +1,32 @@
+# The README's two commands: `make site` builds the whole site, `make test` runs every test.
+# Both create .venv/ with the project installed when it is missing or pyproject.toml changed.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: site test serve check bench schemas clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+site: $(STAMP)
+	$(BIN)/gpu-guide build
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+serve: $(STAMP)
+	$(BIN)/gpu-guide serve
+
+check: $(STAMP)
+	$(BIN)/gpu-guide check
+
+bench: $(STAMP)
+	$(BIN)/python -m generator.bench
+
+clean:
+	rm -rf site .site-staging* .docs-staging* .docs-old* .site-old*

@@ -1,0 +1,129 @@
+"""Step 4 of the decision: what a month (or a job) really costs.
+
+Prices are quoted per *instance* (``offer.cards`` cards) per hour, day or month. A
+buyer who needs ``n`` cards rents ``ceil(n / offer.cards)`` instances: two cards on an
+8-card bare-metal node still pay for the node. Hourly and daily offers are billed by
+the hours actually used; monthly offers are paid in full, idle or not.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from generator.records import Delivery, Offer, PriceUnit
+from generator.rules import CostRules
+
+
+def hours_per_unit(unit: PriceUnit, rules: CostRules) -> float:
+    """Hours one price unit buys (a month is ``rules.hours_per_month``)."""
+    return {PriceUnit.hour: 1.0, PriceUnit.day: 24.0, PriceUnit.month: rules.hours_per_month}[unit]
+
+
+def card_hour_cny(offer: Offer, rules: CostRules, price: float | None = None) -> float:
+    """One card for one hour at this offer (mid of a range unless ``price`` is given)."""
+    value = offer.price_mid_cny if price is None else price
+    return value / offer.cards / hours_per_unit(offer.unit, rules)
+
+
+def card_month_cny(offer: Offer, rules: CostRules, price: float | None = None) -> float:
+    """One card for a whole month of ``rules.hours_per_month`` hours."""
+    return card_hour_cny(offer, rules, price) * rules.hours_per_month
+
+
+def instances_needed(offer: Offer, cards: int) -> int:
+    """Whole instances to rent for ``cards`` cards."""
+    return math.ceil(cards / offer.cards)
+
+
+@dataclass(frozen=True)
+class MonthlyCost:
+    """A month of ownership, split into its parts (yuan)."""
+
+    offer_id: str
+    billing: str  # "hourly" or "monthly"
+    instances: int
+    cards_rented: int
+    hours_used: float
+    gpu_rent: float
+    disk: float
+    egress: float
+    public_ip: float
+    idle_rent: float  # part of gpu_rent paid for hours nobody used (monthly billing)
+
+    @property
+    def total(self) -> float:
+        return self.gpu_rent + self.disk + self.egress + self.public_ip
+
+    @property
+    def non_gpu_share(self) -> float:
+        """Share of the total that is not GPU rent."""
+        return 0.0 if self.total == 0 else (self.total - self.gpu_rent) / self.total
+
+
+def monthly_cost(
+    offer: Offer,
+    cards: int,
+    hours_used: float,
+    disk_gb: float,
+    egress_gb: float,
+    public_ip: bool,
+    rules: CostRules,
+) -> MonthlyCost:
+    """Cost of renting ``cards`` cards from ``offer`` for a month used ``hours_used`` hours."""
+    instances = instances_needed(offer, cards)
+    instance_hour = offer.price_mid_cny / hours_per_unit(offer.unit, rules)
+    if offer.unit is PriceUnit.month:
+        rent = offer.price_mid_cny * instances
+        idle = rent * max(0.0, 1 - hours_used / rules.hours_per_month)
+        billing = "monthly"
+    else:
+        # Daily offers are billed by started days; hourly by hours.
+        block = hours_per_unit(offer.unit, rules)
+        billed_hours = math.ceil(hours_used / block) * block
+        rent = instance_hour * billed_hours * instances
+        idle = instance_hour * (billed_hours - hours_used) * instances
+        billing = "hourly"
+    return MonthlyCost(
+        offer_id=offer.id,
+        billing=billing,
+        instances=instances,
+        cards_rented=instances * offer.cards,
+        hours_used=hours_used,
+        gpu_rent=rent,
+        disk=disk_gb * rules.disk_cny_per_gb_month,
+        egress=egress_gb * rules.egress_cny_per_gb,
+        public_ip=rules.public_ip_cny_month * instances if public_ip else 0.0,
+        idle_rent=idle,
+    )
+
+
+def job_cost_cny(offer: Offer, cards: int, hours: float, rules: CostRules) -> float:
+    """Rent for running a job of ``hours`` wall-clock hours on ``cards`` cards, pro rata."""
+    instance_hour = offer.price_mid_cny / hours_per_unit(offer.unit, rules)
+    return instance_hour * instances_needed(offer, cards) * hours
+
+
+def matching_offers(offers: list[Offer], gpu_id: str, delivery: Delivery) -> tuple[list[Offer], bool]:
+    """Offers for this GPU in this delivery form; else market ranges with no form stated.
+
+    Returns the offers and whether they are such a fallback (the page says so).
+    """
+    exact = [o for o in offers if o.gpu == gpu_id and o.delivery is delivery]
+    if exact:
+        return exact, False
+    return [o for o in offers if o.gpu == gpu_id and o.delivery is Delivery.unspecified], True
+
+
+def cheapest(
+    offers: list[Offer],
+    cards: int,
+    hours_used: float,
+    disk_gb: float,
+    egress_gb: float,
+    public_ip: bool,
+    rules: CostRules,
+) -> MonthlyCost | None:
+    """The offer with the lowest monthly total for this use (ties broken by offer id)."""
+    costs = [monthly_cost(o, cards, hours_used, disk_gb, egress_gb, public_ip, rules) for o in offers]
+    return min(costs, key=lambda c: (round(c.total, 6), c.offer_id), default=None)

@@ -1,0 +1,86 @@
+"""Escaping per output context: text from data is text, never markup.
+
+Jinja's autoescape knows HTML, not Markdown, and MkDocs' strict mode checks links,
+not injection. Every string that comes from ``data/`` goes through exactly one of
+these filters in the templates:
+
+``md``    prose or a table cell in Markdown: ASCII punctuation that Markdown, its
+          extensions (tables, attr_list, snippets, admonitions) or raw HTML could act
+          on becomes a numeric character reference, which Python-Markdown passes
+          through untouched and the browser shows as the character. Newlines fold to
+          spaces (runs of white space fold to one) so a value can never start a new
+          block or table row.
+``url``   a link destination: only http(s), with the characters that could end a
+          Markdown link destination percent-encoded.
+``json``  JSON for a ``<script>`` element: safe against ``</script>``, ``<!--`` and
+          U+2028/U+2029.
+``yaml_str`` a double-quoted YAML scalar for front matter.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+# Everything Markdown syntax is built from, plus HTML's specials. Letters, digits,
+# spaces, CJK text and ',', '/', '%', '?' , '@' , ';' are left readable.
+_ALWAYS = set("\\`*_{}[]()<>&|#!~^=:\"'$")
+# Harmless inside a line, but they open a block at its start ("- x", "+ x", "1. x").
+_AT_START = set("-+.")
+
+
+def md(value: Any) -> str:
+    """Escape any value for Markdown prose or a table cell."""
+    text = "" if value is None else str(value)
+    out: list[str] = []
+    prev = " "
+    for i, ch in enumerate(text):
+        if ch in "\r\n\t\u2028\u2029\x0b\x0c":
+            ch = " "
+        code = ord(ch)
+        if code < 32 or code == 127:
+            continue  # other control characters carry nothing a reader needs
+        if ch in _ALWAYS or (ch in _AT_START and (i == 0 or prev == " " or ch == prev)) or (
+            ch == "." and prev.isdigit()
+        ):
+            out.append(f"&#{code};")
+        else:
+            out.append(ch)
+        prev = ch
+    return " ".join("".join(out).split())
+
+
+def url(value: Any) -> str:
+    """An http(s) URL safe inside ``[text](…)``; anything else becomes ``#``."""
+    text = str(value or "").strip()
+    parts = urlsplit(text)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return "#"
+    # Keep URL structure; encode what could close the destination or open markup.
+    return quote(text, safe=":/?#@!$&+,;=%~-._")
+
+
+def json_for_script(value: Any) -> str:
+    """JSON that cannot break out of a ``<script>`` element."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def yaml_str(value: Any) -> str:
+    """A double-quoted YAML scalar (for front matter titles and descriptions)."""
+    return json.dumps(" ".join(str(value).split()), ensure_ascii=False)
+
+
+def html_text(value: Any) -> str:
+    """Escape for HTML text or a double-quoted attribute."""
+    text = "" if value is None else str(value)
+    return (
+        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&#39;")
+    )

@@ -1,0 +1,205 @@
+"""Steps 2–4 for every GPU, then a ranking with the reasons.
+
+For one workload this module sizes memory per card (:mod:`generator.memory`),
+finds the smallest valid card count on each GPU, applies the delivery rule
+(:mod:`generator.delivery`), prices a month and, for training jobs, the whole job
+(:mod:`generator.cost`, :mod:`generator.speed`). Options that fit and have a price
+always rank above those that do not; among them training jobs rank by the cost to
+finish the job, everything else by the monthly total.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from generator import cost as costs
+from generator.delivery import delivery_form
+from generator.estimate import Sizing, size_workload
+from generator.records import Delivery, Gpu, Offer, Scenario, Workload
+from generator.rules import Rules
+from generator.validate import Catalogue
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """What the buyer rules out."""
+
+    domestic_only: bool = False
+    budget_cny_month: float | None = None
+    hours_per_month: float = 730
+    disk_gb: float = 500
+    egress_gb_month: float = 100
+    public_ip: bool = True
+    job_tokens_b: float | None = None
+
+
+@dataclass
+class Option:
+    """One GPU evaluated for the workload."""
+
+    gpu: Gpu
+    sizing: Sizing
+    cards: int | None
+    delivery: Delivery
+    delivery_reason: str
+    offer: Offer | None = None
+    offer_is_fallback: bool = False
+    monthly: costs.MonthlyCost | None = None
+    job_hours: float | None = None
+    job_cost_cny: float | None = None
+    decode_tokens_per_s: float | None = None
+    cost_per_mtok_cny: float | None = None
+    excluded: str | None = None  # why the option cannot be the pick
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def eligible(self) -> bool:
+        return self.excluded is None
+
+    def sort_key(self, training_job: bool) -> tuple[float, ...]:
+        """Eligible first; then job cost (training) or monthly total; then fewer cards; then id."""
+        primary = self.job_cost_cny if training_job else (self.monthly.total if self.monthly else None)
+        rank_fit = 0 if self.cards is not None else 1
+        return (
+            0 if self.eligible else 1,
+            rank_fit,
+            primary if primary is not None else float("inf"),
+            self.monthly.total if self.monthly else float("inf"),
+            float(self.cards or 1_000),
+        )
+
+
+@dataclass
+class Recommendation:
+    """The ranked options for one workload, pick first."""
+
+    options: list[Option]
+    training_job: bool
+
+    @property
+    def pick(self) -> Option | None:
+        return self.options[0] if self.options and self.options[0].eligible else None
+
+    @property
+    def alternatives(self) -> list[Option]:
+        return [o for o in self.options[1:] if o.eligible][:3]
+
+    def option_for(self, gpu_id: str) -> Option | None:
+        return next((o for o in self.options if o.gpu.id == gpu_id), None)
+
+
+def evaluate_gpu(gpu: Gpu, sizing_for, cat: Catalogue, workload: Workload, c: Constraints) -> Option:
+    """Size, deliver and price one GPU. ``sizing_for(gpu)`` returns its :class:`Sizing`."""
+    rules: Rules = cat.rules
+    sizing: Sizing = sizing_for(gpu)
+    cards = sizing.min_cards
+    delivery, why = delivery_form(workload, cards or 1, rules.delivery)
+    opt = Option(gpu=gpu, sizing=sizing, cards=cards, delivery=delivery, delivery_reason=why)
+    if c.domestic_only and not gpu.domestic:
+        opt.excluded = "不满足国产化要求"
+        return opt
+    if cards is None:
+        opt.excluded = f"即使用到 {sizing.max_cards} 张卡，每张卡的显存也不够"
+        return opt
+    offers, fallback = costs.matching_offers(cat.offers, gpu.id, delivery)
+    monthly = costs.cheapest(offers, cards, c.hours_per_month, c.disk_gb, c.egress_gb_month, c.public_ip, rules.cost)
+    if monthly is None:
+        opt.excluded = "数据中还没有这张卡的" + ("裸金属" if delivery is Delivery.bare_metal else "容器") + "报价"
+        return opt
+    offer = next(o for o in offers if o.id == monthly.offer_id)
+    opt.offer, opt.offer_is_fallback, opt.monthly = offer, fallback, monthly
+    if sizing.job_hours is not None:
+        opt.job_hours = sizing.job_hours
+        opt.job_cost_cny = costs.job_cost_cny(offer, cards, sizing.job_hours, rules.cost)
+    if sizing.decode_tokens_per_s is not None:
+        opt.decode_tokens_per_s = sizing.decode_tokens_per_s
+        hourly = monthly.gpu_rent / max(monthly.hours_used, 1e-9)
+        opt.cost_per_mtok_cny = hourly / (sizing.decode_tokens_per_s * 3600) * 1e6
+    if c.budget_cny_month is not None and monthly.total > c.budget_cny_month:
+        opt.excluded = f"月成本 ¥{monthly.total:,.0f} 超出预算 ¥{c.budget_cny_month:,.0f}"
+    return opt
+
+
+def recommend(cat: Catalogue, sizing_for, workload: Workload, c: Constraints) -> Recommendation:
+    """Rank every GPU in the catalogue for this workload."""
+    training_job = workload is not Workload.inference and c.job_tokens_b is not None
+    options = [evaluate_gpu(g, sizing_for, cat, workload, c) for g in cat.gpus.values()]
+    options.sort(key=lambda o: (*o.sort_key(training_job), o.gpu.id))
+    for o in options:
+        o.reasons = _reasons(o, training_job)
+    return Recommendation(options=options, training_job=training_job)
+
+
+def for_scenario(cat: Catalogue, scenario: Scenario) -> Recommendation:
+    """The computed recommendation for one scenario of scenarios.yaml."""
+    model = cat.models[scenario.model]
+    c = Constraints(
+        domestic_only=scenario.domestic_only,
+        budget_cny_month=scenario.budget_cny_month,
+        hours_per_month=scenario.hours_per_month,
+        disk_gb=scenario.disk_gb,
+        egress_gb_month=scenario.egress_gb_month,
+        public_ip=scenario.public_ip,
+        job_tokens_b=scenario.job_tokens_b,
+    )
+
+    def sizing_for(gpu: Gpu) -> Sizing:
+        return size_workload(scenario_request(scenario, model), gpu, cat.rules, job_tokens_b=scenario.job_tokens_b)
+
+    return recommend(cat, sizing_for, scenario.workload, c)
+
+
+def scenario_request(scenario: Scenario, model):  # type: ignore[no-untyped-def]
+    """The workload description of a scenario, in the estimator's terms."""
+    from generator.estimate import WorkloadSpec
+
+    return WorkloadSpec(
+        workload=scenario.workload,
+        model=model,
+        precision=scenario.precision,
+        kv_precision=scenario.kv_precision,
+        batch=scenario.batch,
+        context=scenario.context,
+        grad_checkpointing=scenario.grad_checkpointing,
+        optimizer=scenario.optimizer,
+        lora_rank=scenario.lora_rank,
+        zero_stage=scenario.zero_stage,
+    )
+
+
+def editor_disagreement(scenario: Scenario, rec: Recommendation) -> str | None:
+    """A sentence when the editor's pick differs from the computed one, else None."""
+    pick, ed = rec.pick, scenario.editor_pick
+    if ed is None or pick is None:
+        return None
+    parts = []
+    if ed.gpu != pick.gpu.id:
+        mine = rec.option_for(ed.gpu)
+        detail = f"（{mine.excluded}）" if mine and mine.excluded else ""
+        parts.append(f"编辑推荐 {ed.gpu}{detail}，计算结果为 {pick.gpu.id}")
+    if ed.delivery is not pick.delivery:
+        parts.append(f"编辑推荐交付形式 {ed.delivery.value}，规则给出 {pick.delivery.value}（{pick.delivery_reason}）")
+    return "；".join(parts) or None
+
+
+def _reasons(o: Option, training_job: bool) -> list[str]:
+    """Plain-Chinese reasons shown next to an option."""
+    out: list[str] = []
+    s = o.sizing
+    if o.cards is not None:
+        out.append(
+            f"每卡峰值显存约 {s.per_card_gib:.1f} GiB，可用约 {s.usable_gib:.1f} GiB，需要 {o.cards} 张卡"
+        )
+    out.append(o.delivery_reason)
+    if o.monthly is not None:
+        bill = "按小时计费" if o.monthly.billing == "hourly" else "按月计费"
+        out.append(f"{bill}，每月合计约 ¥{o.monthly.total:,.0f}（GPU 租金占 {1 - o.monthly.non_gpu_share:.0%}）")
+    if training_job and o.job_hours is not None and o.job_cost_cny is not None:
+        out.append(f"参照任务约 {o.job_hours:,.0f} 小时完成，租金约 ¥{o.job_cost_cny:,.0f}")
+    if o.cost_per_mtok_cny is not None and o.decode_tokens_per_s is not None:
+        out.append(f"解码约 {o.decode_tokens_per_s:,.0f} token/s，每百万输出 token 约 ¥{o.cost_per_mtok_cny:,.2f}")
+    if o.offer_is_fallback:
+        out.append("没有对应交付形式的报价，按未注明交付形式的行情价估算")
+    if o.excluded:
+        out.append(o.excluded)
+    return out

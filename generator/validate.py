@@ -1,0 +1,326 @@
+"""Turn loaded YAML documents into a typed :class:`Catalogue`, collecting every problem.
+
+Two passes: each file against its record model (pydantic), then the cross-record
+checks (unique ids, references between files). Pydantic's own messages are written
+for programmers; :func:`_message` rewrites the common ones into sentences that say
+the fix, and every problem is placed at the line and column the editor typed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from generator.load import Document, load_file
+from generator.problems import Problem, Severity, YamlPath, format_path
+from generator.records import (
+    Gpu,
+    GpusFile,
+    ModelsFile,
+    Offer,
+    OffersFile,
+    OpenModel,
+    Pitfall,
+    PitfallsFile,
+    Scenario,
+    ScenariosFile,
+)
+from generator.rules import Rules
+
+#: file name -> (key every entry list lives under, record model of the whole file)
+DATA_FILES: dict[str, tuple[str, type[BaseModel]]] = {
+    "gpus.yaml": ("gpus", GpusFile),
+    "offers.yaml": ("offers", OffersFile),
+    "models.yaml": ("models", ModelsFile),
+    "scenarios.yaml": ("scenarios", ScenariosFile),
+    "pitfalls.yaml": ("pitfalls", PitfallsFile),
+    "rules.yaml": ("cost", Rules),
+}
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """Everything under data/, validated. Dicts keep the editors' order."""
+
+    gpus: dict[str, Gpu]
+    offers: list[Offer]
+    models: dict[str, OpenModel]
+    scenarios: dict[str, Scenario]
+    pitfalls: list[Pitfall]
+    rules: Rules
+    #: data files that were read, as display names, for do-not-edit markers
+    inputs: tuple[str, ...]
+    #: the loaded documents by file name, so later stages can point at a line
+    docs: dict[str, Document]
+
+    def locate(self, filename: str, path: YamlPath, message: str, severity: Severity = Severity.error) -> Problem:
+        """A problem at ``path`` of a data file, e.g. a warning from a later stage."""
+        doc = self.docs[filename]
+        mark = doc.mark(path)
+        return Problem(doc.name, mark.line, mark.col, format_path(path), message, severity)
+
+    @property
+    def as_of(self) -> dt.date:
+        """The newest price date: the data's edition date."""
+        return max((o.as_of for o in self.offers), default=dt.date(2025, 1, 1))
+
+    def offers_for(self, gpu_id: str) -> list[Offer]:
+        return [o for o in self.offers if o.gpu == gpu_id]
+
+
+def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Catalogue | None, list[Problem]]:
+    """Load and validate every data file; return the catalogue, or None and the problems."""
+    problems: list[Problem] = []
+    records: dict[str, BaseModel] = {}
+    docs: dict[str, Document] = {}
+    for filename, (root_key, model) in DATA_FILES.items():
+        path = data_dir / filename
+        name = _display(path, display_root)
+        if not path.is_file():
+            problems.append(Problem(name, 1, 1, "", f"file is missing; every build needs {filename} in {data_dir}"))
+            continue
+        doc, found = load_file(path, name, root=root_key)
+        problems += found
+        if doc is None:
+            continue
+        docs[filename] = doc
+        record, found = validate_document(doc, model)
+        problems += found
+        if record is not None:
+            records[filename] = record
+    if len(records) != len(DATA_FILES):
+        return None, problems
+    cat = Catalogue(
+        gpus={g.id: g for g in records["gpus.yaml"].gpus},  # type: ignore[attr-defined]
+        offers=list(records["offers.yaml"].offers),  # type: ignore[attr-defined]
+        models={m.id: m for m in records["models.yaml"].models},  # type: ignore[attr-defined]
+        scenarios={s.id: s for s in records["scenarios.yaml"].scenarios},  # type: ignore[attr-defined]
+        pitfalls=list(records["pitfalls.yaml"].pitfalls),  # type: ignore[attr-defined]
+        rules=records["rules.yaml"],  # type: ignore[arg-type]
+        inputs=tuple(_display(data_dir / f, display_root) for f in DATA_FILES),
+        docs=docs,
+    )
+    problems += cross_check(cat, docs)
+    if any(p.severity.value == "error" for p in problems):
+        return None, problems
+    return cat, problems
+
+
+def _display(path: Path, root: Path | None) -> str:
+    try:
+        return path.relative_to(root).as_posix() if root else path.as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+# --------------------------------------------------------------------------- pass 1
+
+
+def validate_document(doc: Document, model: type[BaseModel]) -> tuple[BaseModel | None, list[Problem]]:
+    """Validate one loaded file against its model; problems carry the editor's line:col."""
+    try:
+        return model.model_validate(doc.value), []
+    except ValidationError as exc:
+        return None, [_problem(doc, err, model) for err in exc.errors(include_url=False)]
+
+
+def _problem(doc: Document, err: Any, model: type[BaseModel]) -> Problem:
+    loc: YamlPath = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+    loc = _strip_variant_names(loc)
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        mark = doc.key_marks.get(loc) or doc.mark(loc)
+    elif kind == "missing":
+        mark = doc.mark(loc[:-1])
+    else:
+        mark = doc.mark(loc)
+    return Problem(doc.name, mark.line, mark.col, format_path(loc), _message(doc, loc, err, model))
+
+
+def _strip_variant_names(loc: YamlPath) -> YamlPath:
+    """Pydantic adds union/enum branch names ('float', 'is-instance[Delivery]') to locs; drop them."""
+    known = ("str", "float", "int", "bool", "date", "none", "list", "dict", "url")
+    out = []
+    for part in loc:
+        if isinstance(part, str) and (part in known or "[" in part or part.startswith("constrained-")):
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value:g}"
+    if isinstance(value, dt.date):
+        return f"the date {value.isoformat()}"
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    text = str(value)
+    return f'"{text[:60]}…"' if len(text) > 60 else f'"{text}"'
+
+
+def _field_names(model: type[BaseModel], loc: YamlPath) -> list[str]:
+    """The field names allowed at the mapping that holds ``loc``'s last key."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = getattr(current, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        current = _inner_model(field.annotation)
+        if current is None:
+            return []
+    return list(getattr(current, "model_fields", {}))
+
+
+def _inner_model(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _message(doc: Document, loc: YamlPath, err: Any, model: type[BaseModel]) -> str:
+    kind: str = err["type"]
+    value = err.get("input")
+    ctx = err.get("ctx") or {}
+    scalar = doc.scalars.get(loc)
+    name = loc[-1] if loc else ""
+    if kind == "missing":
+        return f'missing required field "{name}"'
+    if kind == "extra_forbidden":
+        allowed = _field_names(model, loc)
+        close = difflib.get_close_matches(str(name), allowed, n=1, cutoff=0.6)
+        hint = f'; did you mean "{close[0]}"?' if close else f"; allowed fields: {', '.join(allowed)}"
+        return f'unknown field "{name}"{hint}'
+    if kind == "string_type":
+        if scalar is not None and scalar.plain and not isinstance(value, (dict, list)):
+            return (
+                f"expected text, got {_describe(value)} (YAML reads the bare {scalar.text} that way); "
+                f'put it in quotes: "{scalar.text}"'
+            )
+        return f"expected text, got {_describe(value)}"
+    if kind in ("float_type", "int_type", "int_from_float", "float_parsing", "int_parsing"):
+        want = "a whole number" if kind.startswith("int") else "a number"
+        if isinstance(value, str):
+            digits = "".join(ch for ch in value if ch.isdigit() or ch == ".")
+            hint = f"; write {digits} and give the unit in its own field" if digits else ""
+            return f"expected {want}, got text {_describe(value)}{hint}"
+        return f"expected {want}, got {_describe(value)}"
+    if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        words = {
+            "greater_than": ("above", ctx.get("gt")),
+            "greater_than_equal": ("at least", ctx.get("ge")),
+            "less_than": ("below", ctx.get("lt")),
+            "less_than_equal": ("at most", ctx.get("le")),
+        }[kind]
+        return f"must be {words[0]} {words[1]:g}, got {value:g}" if isinstance(value, (int, float)) else err["msg"]
+    if kind == "bool_type":
+        return f"expected true or false, got {_describe(value)}"
+    if kind in ("enum", "literal_error"):
+        expected = str(ctx.get("expected", "")).replace("'", "")
+        options = [o.strip() for o in expected.replace(" or ", ",").split(",") if o.strip()]
+        close = difflib.get_close_matches(str(value), options, n=1, cutoff=0.5)
+        hint = f'; did you mean "{close[0]}"?' if close else ""
+        return f"must be one of {', '.join(options)}; got {_describe(value)}{hint}"
+    if kind == "url_scheme":
+        return f"only http:// or https:// links are allowed, got {_describe(value)}"
+    if kind.startswith("url_") or kind == "url_parsing":
+        return f"not a valid link: {_describe(value)}; write a full https:// address"
+    if kind in ("date_type", "date_parsing", "date_from_datetime_parsing"):
+        return f"expected a date written YYYY-MM-DD, got {_describe(value)}"
+    if kind == "string_pattern_mismatch":
+        return f"ids use lower-case letters and digits joined by '-' or '.', got {_describe(value)}"
+    if kind in ("string_too_long", "too_long"):
+        return f"too long: at most {ctx.get('max_length')} characters/items"
+    if kind in ("string_too_short", "too_short"):
+        return "must not be empty"
+    if kind == "list_type":
+        return f"expected a list (lines starting with '- '), got {_describe(value)}"
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        return f"expected a mapping of field: value, got {_describe(value)}"
+    if kind == "value_error":
+        return str(ctx.get("error", err["msg"]))
+    return str(err["msg"])
+
+
+# --------------------------------------------------------------------------- pass 2
+
+
+def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
+    """Unique ids and every reference between files."""
+    problems: list[Problem] = []
+
+    def at(filename: str, path: YamlPath, message: str) -> None:
+        doc = docs[filename]
+        mark = doc.mark(path)
+        problems.append(Problem(doc.name, mark.line, mark.col, format_path(path), message))
+
+    for filename, (key, _model) in DATA_FILES.items():
+        if filename == "rules.yaml":
+            continue
+        raw_ids = [e.get("id") for e in docs[filename].value[key]]
+        for i, dup in _duplicates(raw_ids):
+            first = raw_ids.index(dup)
+            line = docs[filename].mark((key, first, "id")).line
+            at(filename, (key, i, "id"), f'duplicate id "{dup}" (first used at line {line}); ids must be unique')
+
+    def ref(filename: str, path: YamlPath, value: str, known: Iterable[str], what: str) -> None:
+        known = list(known)
+        if value not in known:
+            close = difflib.get_close_matches(value, known, n=1, cutoff=0.6)
+            hint = f'; did you mean "{close[0]}"?' if close else f" in {what}"
+            at(filename, path, f'unknown {what.split(".")[0].rstrip("s")} id "{value}"{hint}')
+
+    for i, o in enumerate(cat.offers):
+        ref("offers.yaml", ("offers", i, "gpu"), o.gpu, cat.gpus, "gpus.yaml")
+    for i, s in enumerate(cat.scenarios.values()):
+        ref("scenarios.yaml", ("scenarios", i, "model"), s.model, cat.models, "models.yaml")
+        if s.editor_pick is not None:
+            ref("scenarios.yaml", ("scenarios", i, "editor_pick", "gpu"), s.editor_pick.gpu, cat.gpus, "gpus.yaml")
+    for i, p in enumerate(cat.pitfalls):
+        for j, g in enumerate(p.gpus):
+            ref("pitfalls.yaml", ("pitfalls", i, "gpus", j), g, cat.gpus, "gpus.yaml")
+        if p.scenario is not None:
+            ref("pitfalls.yaml", ("pitfalls", i, "scenario"), p.scenario, cat.scenarios, "scenarios.yaml")
+        if p.evidence.value == "figures" and not (p.gpus and p.figures):
+            at("pitfalls.yaml", ("pitfalls", i, "evidence"), "evidence: figures needs both gpus and figures")
+        if p.evidence.value in ("hidden_costs", "overkill") and p.scenario is None:
+            at("pitfalls.yaml", ("pitfalls", i, "evidence"), f"evidence: {p.evidence.value} needs a scenario")
+    for i, g in enumerate(cat.gpus.values()):
+        if g.bf16_tflops_dense is None and g.fp16_tflops_dense is None:
+            at("gpus.yaml", ("gpus", i), "needs bf16_tflops_dense or fp16_tflops_dense to place it on the ladder")
+        if (g.interconnect is None) != (g.interconnect_gbps is None):
+            at("gpus.yaml", ("gpus", i, "interconnect"), "set interconnect and interconnect_gbps together, or neither")
+    for i, m in enumerate(cat.models.values()):
+        if m.kind.value == "llm" and None in (m.layers, m.hidden, m.heads, m.vocab):
+            at("models.yaml", ("models", i), "an llm needs layers, hidden, heads and vocab for the memory estimate")
+        if (m.experts is None) != (m.experts_per_token is None):
+            at("models.yaml", ("models", i), "set experts and experts_per_token together for a mixture-of-experts model")
+    return problems
+
+
+def _duplicates(ids: list[Any]) -> list[tuple[int, Any]]:
+    seen: set[Any] = set()
+    out = []
+    for i, v in enumerate(ids):
+        if v in seen:
+            out.append((i, v))
+        seen.add(v)
+    return out

@@ -1,0 +1,42 @@
+"""Shared fixtures: a tiny fixture project, and the real site built once per session."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+MINI = REPO / "tests" / "fixtures" / "mini"
+
+
+def make_project(tmp: Path, edit: Callable[[Path], None] | None = None) -> Path:
+    """Copy the mini fixture (plus the real rules, templates, config and hand-written docs) to ``tmp``."""
+    root = tmp / "proj"
+    shutil.copytree(MINI / "data", root / "data")
+    shutil.copy(REPO / "data" / "rules.yaml", root / "data" / "rules.yaml")
+    shutil.copytree(REPO / "templates", root / "templates")
+    shutil.copy(MINI / "mkdocs.yml", root / "mkdocs.yml")
+    (root / "docs" / "javascripts").mkdir(parents=True)
+    (root / "docs" / "stylesheets").mkdir(parents=True)
+    shutil.copy(REPO / "docs" / "javascripts" / "sortable.js", root / "docs" / "javascripts")
+    shutil.copy(REPO / "docs" / "stylesheets" / "extra.css", root / "docs" / "stylesheets")
+    (root / "docs" / "about.md").write_text("# 关于\n\n手写页面。\n", encoding="utf-8")
+    if edit is not None:
+        edit(root / "data")
+    return root
+
+
+@pytest.fixture
+def mini(tmp_path: Path) -> Path:
+    """A fresh copy of the mini fixture project."""
+    return make_project(tmp_path)
+
+
+def replace_in(path: Path, old: str, new: str, count: int = 1) -> None:
+    """Edit a fixture file; fails loudly if ``old`` is not there (so tests cannot go stale)."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) >= count, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, count), encoding="utf-8")

@@ -1,0 +1,98 @@
+"""Escaping filters: data text must come out as text in every output context."""
+
+from __future__ import annotations
+
+import json
+
+import markdown
+import pytest
+
+from generator import escape
+
+EXTENSIONS = ["tables", "admonition", "attr_list", "toc"]
+
+
+def to_html(text: str) -> str:
+    return markdown.markdown(text, extensions=EXTENSIONS)
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "<script>alert(1)</script>",
+        "a | b | c",
+        "**bold** _it_ `code`",
+        "[click](javascript:alert(1))",
+        "<javascript:alert(1)>",
+        "{: onclick=alert(1) }",
+        '--8<-- "/etc/passwd"',
+        "{{ config.secret }}",
+        "# heading",
+        "- list item",
+        "1. ordered",
+        "line one\nline two\n\n| x | y |",
+        "<img src=x onerror=alert(1)>",
+        "&lt;already escaped&gt; & more",
+        "!!! warning",
+        "![img](http://example.com/x.png)",
+    ],
+)
+def test_md_renders_as_visible_text(hostile: str) -> None:
+    html = to_html(f"before {escape.md(hostile)} after")
+    # Exactly one paragraph of text: no element besides <p> came from the data.
+    assert html.startswith("<p>") and html.endswith("</p>")
+    assert html.count("<") == 2, html
+    # The browser shows the original characters (newlines folded to spaces).
+    import html as htmllib
+
+    shown = htmllib.unescape(html[3:-4])
+    assert shown == "before " + " ".join(hostile.split()) + " after"
+
+
+def test_md_in_table_cell_keeps_columns() -> None:
+    cell = escape.md("x | y || z\n| a |")
+    html = to_html(f"| h1 | h2 |\n| --- | --- |\n| {cell} | ok |\n")
+    assert html.count("<td>") == 2
+    assert "<td>ok</td>" in html
+
+
+def test_md_leaves_chinese_and_plain_text_readable() -> None:
+    assert escape.md("昇腾 910B 64GB，价格约为 A100 的六成") == "昇腾 910B 64GB，价格约为 A100 的六成"
+    assert escape.md("RTX 4090 24GB") == "RTX 4090 24GB"
+
+
+def test_md_escapes_block_starters_only_at_start() -> None:
+    assert escape.md("- a-b") == "&#45; a-b"
+    assert escape.md("1. x") == "1&#46; x"
+    assert escape.md("v1.5") == "v1&#46;5"  # digits then '.', harmless but cheap to escape
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("https://example.com/a_b(c).pdf", "https://example.com/a_b%28c%29.pdf"),
+        ("http://x.y/?q=1&r=2", "http://x.y/?q=1&r=2"),
+        ("javascript:alert(1)", "#"),
+        ("JAVASCRIPT:alert(1)", "#"),
+        ("data:text/html,<script>", "#"),
+        ("//evil.example/x", "#"),
+        ("https://x.y/a b<c>", "https://x.y/a%20b%3Cc%3E"),
+    ],
+)
+def test_url_only_http_and_no_breakout(value: str, expected: str) -> None:
+    assert escape.url(value) == expected
+
+
+def test_json_for_script_cannot_close_the_element() -> None:
+    text = escape.json_for_script({"k": "</script><!-- \u2028 & >"})
+    assert "</" not in text and "<!--" not in text and "\u2028" not in text
+    assert json.loads(text) == {"k": "</script><!-- \u2028 & >"}
+
+
+def test_yaml_str_is_one_line_and_round_trips() -> None:
+    import yaml
+
+    value = 'a "quoted"\nline: with colon #hash'
+    out = escape.yaml_str(value)
+    assert "\n" not in out
+    assert yaml.safe_load(f"title: {out}")["title"] == " ".join(value.split())

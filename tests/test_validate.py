@@ -1,0 +1,98 @@
+"""Schema and cross-reference errors: the exact text an editor sees, at the right line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import make_project, replace_in
+
+from generator.problems import render
+from generator.validate import load_catalogue
+
+
+def problems_after(tmp_path: Path, edit) -> str:  # type: ignore[no-untyped-def]
+    root = make_project(tmp_path, edit)
+    cat, problems = load_catalogue(root / "data", root)
+    assert cat is None
+    return render(problems)
+
+
+def test_mini_fixture_is_valid(tmp_path: Path) -> None:
+    root = make_project(tmp_path)
+    cat, problems = load_catalogue(root / "data", root)
+    assert problems == []
+    assert cat is not None and list(cat.gpus) == ["rtx-4090-24g", "a100-sxm-80g", "h100-sxm-80g"]
+
+
+def test_schema_errors_all_at_once_with_fixes(tmp_path: Path) -> None:
+    def edit(data: Path) -> None:
+        replace_in(data / "offers.yaml", "price_cny: 2\n", 'price_cny: "¥1.96/时"\n')
+        replace_in(data / "offers.yaml", "unit: hour\n    as_of: 2026-06-01", "unit: hours\n    as_of: 2026-06-01\n    sourse: x")
+        replace_in(data / "gpus.yaml", "name: A100 80GB SXM", "name: 2025-01-01")
+        replace_in(data / "gpus.yaml", "memory_gb: 24", "memory_gb: -24")
+        replace_in(data / "gpus.yaml", "    source: https://resources", "    source: javascript:alert(1)\n    x_source: https://resources")
+
+    assert problems_after(tmp_path, edit) == "\n".join(
+        [
+            "data/gpus.yaml:10:16: gpus[0].memory_gb: must be above 0, got -24",
+            "data/gpus.yaml:25:11: gpus[1].name: expected text, got the date 2025-01-01 (YAML reads the bare "
+            '2025-01-01 that way); put it in quotes: "2025-01-01"',
+            'data/gpus.yaml:65:13: gpus[2].source: only http:// or https:// links are allowed, got "javascript:alert(1)"',
+            'data/gpus.yaml:66:5: gpus[2].x_source: unknown field "x_source"; did you mean "source"?',
+            'data/offers.yaml:6:16: offers[0].price_cny: expected a number, got text "¥1.96/时"; write 1.96 and give '
+            "the unit in its own field",
+            'data/offers.yaml:35:11: offers[3].unit: must be one of hour, day, month; got "hours"; did you mean "hour"?',
+            'data/offers.yaml:37:5: offers[3].sourse: unknown field "sourse"; did you mean "source"?',
+        ]
+    )
+
+
+def test_missing_field_points_at_the_entry(tmp_path: Path) -> None:
+    def edit(data: Path) -> None:
+        replace_in(data / "models.yaml", "    license: Llama 2 Community License\n", "", 1)
+
+    assert problems_after(tmp_path, edit) == 'data/models.yaml:2:5: models[0].license: missing required field "license"'
+
+
+def test_price_forms(tmp_path: Path) -> None:
+    def edit(data: Path) -> None:
+        replace_in(data / "offers.yaml", "price_low_cny: 80000\n    price_high_cny: 90000", "price_low_cny: 95000\n    price_high_cny: 90000")
+        replace_in(data / "offers.yaml", "    price_cny: 15\n", "")
+
+    assert problems_after(tmp_path, edit) == "\n".join(
+        [
+            "data/offers.yaml:20:5: offers[2]: price_low_cny (95000) is above price_high_cny (90000); swap them",
+            "data/offers.yaml:30:5: offers[3]: no price: set price_cny, or price_low_cny and price_high_cny for a range",
+        ]
+    )
+
+
+def test_cross_references_and_duplicate_ids(tmp_path: Path) -> None:
+    def edit(data: Path) -> None:
+        replace_in(data / "offers.yaml", "gpu: a100-sxm-80g", "gpu: a100-sxm-8g")
+        replace_in(data / "scenarios.yaml", "model: llama-2-13b", "model: llama-3-13b")
+        replace_in(data / "offers.yaml", "id: c-h100-hour", "id: c-4090-hour")
+        replace_in(data / "pitfalls.yaml", "scenario: serve-7b", "scenario: nowhere")
+
+    assert problems_after(tmp_path, edit) == "\n".join(
+        [
+            'data/offers.yaml:12:10: offers[1].gpu: unknown gpu id "a100-sxm-8g"; did you mean "a100-sxm-80g"?',
+            'data/offers.yaml:30:9: offers[3].id: duplicate id "c-4090-hour" (first used at line 2); ids must be unique',
+            'data/pitfalls.yaml:13:15: pitfalls[1].scenario: unknown scenario id "nowhere" in scenarios.yaml',
+            'data/scenarios.yaml:19:12: scenarios[1].model: unknown model id "llama-3-13b"; did you mean "llama-2-13b"?',
+        ]
+    )
+
+
+def test_loader_problems_come_through(tmp_path: Path) -> None:
+    def edit(data: Path) -> None:
+        replace_in(data / "offers.yaml", "    cards: 1\n    price_cny: 2\n", "    cards: 1\n    cards: 2\n    price_cny: 2\n")
+        replace_in(data / "gpus.yaml", "domestic: false", "domestic: no")
+
+    assert problems_after(tmp_path, edit) == "\n".join(
+        [
+            'data/gpus.yaml:9:15: gpus[0].domestic: "no" is ambiguous: write true or false, or quote it ("no") if it '
+            "is text",
+            'data/offers.yaml:6:5: offers[0].cards: duplicate key "cards" (first at line 5); remove one of them',
+        ]
+    )
