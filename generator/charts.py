@@ -32,10 +32,7 @@ _COLORS = {"NVIDIA": "#76b900", "AMD": "#ed1c24", "Huawei": "#c7000b", "Biren": 
 
 def _svg(fig: plt.Figure, title: str) -> bytes:
     buf = io.StringIO()
-    with warnings.catch_warnings():
-        # DejaVu has no CJK glyphs; layout still works and the browser renders them.
-        warnings.simplefilter("ignore", UserWarning)
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Title": title, "Creator": "gpu-guide"})
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Title": title, "Creator": "gpu-guide"})
     plt.close(fig)
     text = buf.getvalue()
     # Marker right after the XML declaration, so output.is_marked() sees it.
@@ -45,7 +42,9 @@ def _svg(fig: plt.Figure, title: str) -> bytes:
 
 def ladder_chart(frame: pd.DataFrame) -> bytes:
     """Horizontal bars of dense 16-bit TFLOPS, best at the top, coloured by vendor."""
-    with plt.rc_context(_STYLE):
+    with plt.rc_context(_STYLE), warnings.catch_warnings():
+        # DejaVu has no CJK glyphs; layout still works and the browser draws them.
+        warnings.simplefilter("ignore", UserWarning)
         rows = frame.iloc[::-1]
         fig, ax = plt.subplots(figsize=(8, 0.38 * len(rows) + 1.2))
         colors = [_COLORS.get(v, "#888888") for v in rows["vendor"]]
@@ -61,7 +60,9 @@ def ladder_chart(frame: pd.DataFrame) -> bytes:
 def price_performance_chart(frame: pd.DataFrame) -> bytes:
     """Monthly price per card against dense TFLOPS, for GPUs that have a price."""
     priced = frame.dropna(subset=["month_low"])
-    with plt.rc_context(_STYLE):
+    with plt.rc_context(_STYLE), warnings.catch_warnings():
+        # DejaVu has no CJK glyphs; layout still works and the browser draws them.
+        warnings.simplefilter("ignore", UserWarning)
         fig, ax = plt.subplots(figsize=(8, 5))
         for _, row in priced.iterrows():
             ax.scatter(row["tensor_tflops"], row["month_low"], color=_COLORS.get(row["vendor"], "#888888"))
@@ -75,7 +76,9 @@ def price_performance_chart(frame: pd.DataFrame) -> bytes:
 
 def memory_bandwidth_chart(frame: pd.DataFrame) -> bytes:
     """Memory size against memory bandwidth."""
-    with plt.rc_context(_STYLE):
+    with plt.rc_context(_STYLE), warnings.catch_warnings():
+        # DejaVu has no CJK glyphs; layout still works and the browser draws them.
+        warnings.simplefilter("ignore", UserWarning)
         fig, ax = plt.subplots(figsize=(8, 5))
         for _, row in frame.iterrows():
             ax.scatter(row["memory_gb"], row["memory_bandwidth_gbps"], color=_COLORS.get(row["vendor"], "#888888"))

@@ -20,6 +20,7 @@ these filters in the templates:
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -42,13 +43,19 @@ def md(value: Any) -> str:
         if code < 32 or code == 127:
             continue  # other control characters carry nothing a reader needs
         if ch in _ALWAYS or (ch in _AT_START and (i == 0 or prev == " " or ch == prev)) or (
-            ch == "." and prev.isdigit()
+            ch == "." and text[:i].isdigit()  # "1. x" would open an ordered list
         ):
             out.append(f"&#{code};")
         else:
             out.append(ch)
         prev = ch
-    return " ".join("".join(out).split())
+    return _CJK_GAP.sub("", " ".join("".join(out).split()))
+
+
+# YAML folds line breaks into spaces; between Chinese characters or after Chinese
+# punctuation such a space is a typo, not a word gap.
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+_CJK_GAP = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])|(?<=[\u3000-\u303f\uff00-\uffef]) ")
 
 
 def url(value: Any) -> str:

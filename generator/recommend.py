@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from generator import cost as costs
+from generator import speed
 from generator.delivery import delivery_form
-from generator.estimate import Sizing, size_workload
-from generator.records import Delivery, Gpu, Offer, Scenario, Workload
+from generator.estimate import Sizing, scenario_request, size_workload
+from generator.records import Delivery, Gpu, Offer, Scenario, Vendor, Workload
 from generator.rules import Rules
 from generator.validate import Catalogue
 
@@ -25,6 +26,7 @@ class Constraints:
     """What the buyer rules out."""
 
     domestic_only: bool = False
+    require_cuda: bool = False
     budget_cny_month: float | None = None
     hours_per_month: float = 730
     disk_gb: float = 500
@@ -98,8 +100,15 @@ def evaluate_gpu(gpu: Gpu, sizing_for, cat: Catalogue, workload: Workload, c: Co
     if c.domestic_only and not gpu.domestic:
         opt.excluded = "不满足国产化要求"
         return opt
+    if c.require_cuda and gpu.vendor is not Vendor.nvidia:
+        opt.excluded = "场景代码依赖 CUDA 生态，这张卡需要迁移到其他软件栈"
+        return opt
     if cards is None:
         opt.excluded = f"即使用到 {sizing.max_cards} 张卡，每张卡的显存也不够"
+        return opt
+    if delivery is Delivery.bare_metal and not links_cards(gpu, cards):
+        # The delivery rule's premise: multi-card training needs a scale-up link.
+        opt.excluded = f"{cards} 卡训练需要 NVLink 等卡间互联，这张卡之间只有 PCIe"
         return opt
     offers, fallback = costs.matching_offers(cat.offers, gpu.id, delivery)
     monthly = costs.cheapest(offers, cards, c.hours_per_month, c.disk_gb, c.egress_gb_month, c.public_ip, rules.cost)
@@ -108,16 +117,29 @@ def evaluate_gpu(gpu: Gpu, sizing_for, cat: Catalogue, workload: Workload, c: Co
         return opt
     offer = next(o for o in offers if o.id == monthly.offer_id)
     opt.offer, opt.offer_is_fallback, opt.monthly = offer, fallback, monthly
+    # Containers lose a little speed to virtualization (rules.delivery); bare metal none.
+    keep = 1 - rules.delivery.container_virtualization_loss if delivery is Delivery.container else 1.0
     if sizing.job_hours is not None:
-        opt.job_hours = sizing.job_hours
-        opt.job_cost_cny = costs.job_cost_cny(offer, cards, sizing.job_hours, rules.cost)
+        opt.job_hours = sizing.job_hours / keep
+        opt.job_cost_cny = costs.job_cost_cny(offer, cards, opt.job_hours, rules.cost)
     if sizing.decode_tokens_per_s is not None:
-        opt.decode_tokens_per_s = sizing.decode_tokens_per_s
+        opt.decode_tokens_per_s = sizing.decode_tokens_per_s * keep
         hourly = monthly.gpu_rent / max(monthly.hours_used, 1e-9)
-        opt.cost_per_mtok_cny = hourly / (sizing.decode_tokens_per_s * 3600) * 1e6
+        opt.cost_per_mtok_cny = speed.cost_per_million_tokens(opt.decode_tokens_per_s, hourly)
     if c.budget_cny_month is not None and monthly.total > c.budget_cny_month:
         opt.excluded = f"月成本 ¥{monthly.total:,.0f} 超出预算 ¥{c.budget_cny_month:,.0f}"
     return opt
+
+
+def links_cards(gpu: Gpu, cards: int) -> bool:
+    """Whether ``cards`` cards of ``gpu`` are joined by a scale-up link (NVLink, Infinity Fabric, HCCS ...).
+
+    SXM and OAM modules link all cards of a server; bridged PCIe cards (NVLink bridge,
+    H100 NVL) link pairs only.
+    """
+    if gpu.interconnect is None:
+        return False
+    return gpu.has_nvlink_class_link or cards <= 2
 
 
 def recommend(cat: Catalogue, sizing_for, workload: Workload, c: Constraints) -> Recommendation:
@@ -132,9 +154,10 @@ def recommend(cat: Catalogue, sizing_for, workload: Workload, c: Constraints) ->
 
 def for_scenario(cat: Catalogue, scenario: Scenario) -> Recommendation:
     """The computed recommendation for one scenario of scenarios.yaml."""
-    model = cat.models[scenario.model]
+    req = scenario_request(scenario, cat.models[scenario.model], cat.rules)
     c = Constraints(
         domestic_only=scenario.domestic_only,
+        require_cuda=scenario.require_cuda,
         budget_cny_month=scenario.budget_cny_month,
         hours_per_month=scenario.hours_per_month,
         disk_gb=scenario.disk_gb,
@@ -144,27 +167,9 @@ def for_scenario(cat: Catalogue, scenario: Scenario) -> Recommendation:
     )
 
     def sizing_for(gpu: Gpu) -> Sizing:
-        return size_workload(scenario_request(scenario, model), gpu, cat.rules, job_tokens_b=scenario.job_tokens_b)
+        return size_workload(req, gpu, cat.rules, job_tokens_b=scenario.job_tokens_b)
 
     return recommend(cat, sizing_for, scenario.workload, c)
-
-
-def scenario_request(scenario: Scenario, model):  # type: ignore[no-untyped-def]
-    """The workload description of a scenario, in the estimator's terms."""
-    from generator.estimate import WorkloadSpec
-
-    return WorkloadSpec(
-        workload=scenario.workload,
-        model=model,
-        precision=scenario.precision,
-        kv_precision=scenario.kv_precision,
-        batch=scenario.batch,
-        context=scenario.context,
-        grad_checkpointing=scenario.grad_checkpointing,
-        optimizer=scenario.optimizer,
-        lora_rank=scenario.lora_rank,
-        zero_stage=scenario.zero_stage,
-    )
 
 
 def editor_disagreement(scenario: Scenario, rec: Recommendation) -> str | None:

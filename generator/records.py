@@ -276,6 +276,9 @@ class Scenario(Record):
     job_tokens_b: float | None = Field(default=None, gt=0, description="Training: tokens to process, billions.")
     hours_per_month: float = Field(default=730, gt=0, le=744, description="Hours the cards are used per month.")
     domestic_only: bool = Field(default=False, description="Only 国产 accelerators qualify.")
+    require_cuda: bool = Field(
+        default=True, description="The workload's code needs NVIDIA CUDA; other accelerators are ruled out."
+    )
     budget_cny_month: float | None = Field(default=None, gt=0, description="Monthly budget ceiling in yuan.")
     disk_gb: float = Field(default=500, ge=0, description="Data disk size in GB.")
     egress_gb_month: float = Field(default=100, ge=0, description="Outbound traffic per month in GB.")

@@ -28,6 +28,7 @@ class Page:
     description: str
     context: Mapping[str, Any] = field(default_factory=dict)
     inputs: tuple[str, ...] = ()  # data files the page is made from, for the marker
+    hide_toc: bool = False  # wide tables: give them the table-of-contents column
 
 
 def environment(templates: Path) -> jinja2.Environment:
@@ -63,7 +64,8 @@ def render_page(env: jinja2.Environment, page: Page, common: Mapping[str, Any]) 
         f"# {MARKER}. Edit the inputs instead: {inputs}\n"
         f"title: {escape.yaml_str(page.title)}\n"
         f"description: {escape.yaml_str(page.description)}\n"
-        "---\n\n"
+        + ("hide:\n  - toc\n" if page.hide_toc else "")
+        + "---\n\n"
     )
     return (head + body.rstrip() + "\n").encode("utf-8")
 

@@ -48,6 +48,7 @@ def build_site(config_file: Path, docs_dir: Path, out_dir: Path, as_of: dt.date)
     from mkdocs.exceptions import Abort, MkDocsException
 
     os.environ["SOURCE_DATE_EPOCH"] = str(epoch_for(as_of))
+    _quiet_jieba()
     handler = _Collect()
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
@@ -62,3 +63,12 @@ def build_site(config_file: Path, docs_dir: Path, out_dir: Path, as_of: dt.date)
         raise SiteBuildError(handler.messages + [f"mkdocs: {exc}"]) from None
     finally:
         logger.removeHandler(handler)
+
+
+def _quiet_jieba() -> None:
+    """jieba (Chinese search segmentation) logs its dictionary loading at DEBUG to stderr."""
+    try:
+        import jieba
+    except ImportError:  # search then falls back to MkDocs' own segmentation
+        return
+    jieba.setLogLevel(logging.WARNING)

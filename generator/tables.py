@@ -128,6 +128,8 @@ def offers_csv(cat: Catalogue) -> bytes:
 
 
 def _csv(frame: pd.DataFrame) -> bytes:
+    # JSON-style booleans, so the CSV reads the same as gpus.json.
+    frame = frame.apply(lambda col: col.map(lambda v: str(v).lower() if isinstance(v, bool) else v))
     buf = io.StringIO()
     frame.to_csv(buf, index=False, lineterminator="\n", float_format="%.6g")
     return buf.getvalue().encode("utf-8")

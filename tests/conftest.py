@@ -40,3 +40,33 @@ def replace_in(path: Path, old: str, new: str, count: int = 1) -> None:
     text = path.read_text(encoding="utf-8")
     assert text.count(old) >= count, f"{old!r} not in {path}"
     path.write_text(text.replace(old, new, count), encoding="utf-8")
+
+
+def copy_repo_site(dest: Path) -> Path:
+    """The real project's inputs (data, templates, config, hand-written docs) copied to ``dest``."""
+    root = dest / "repo"
+    root.mkdir(parents=True)
+    for name in ("data", "templates", "docs"):
+        shutil.copytree(REPO / name, root / name)
+    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    return root
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real site, built once per test session from a copy of the repository."""
+    from generator.build import Project, build
+
+    root = copy_repo_site(tmp_path_factory.mktemp("full"))
+    build(Project.at(root))
+    return root
+
+
+@pytest.fixture(scope="session")
+def built_mini(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mini fixture site, built once per session (read-only users only)."""
+    from generator.build import Project, build
+
+    root = make_project(tmp_path_factory.mktemp("mini"))
+    build(Project.at(root))
+    return root

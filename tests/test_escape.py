@@ -64,7 +64,7 @@ def test_md_leaves_chinese_and_plain_text_readable() -> None:
 def test_md_escapes_block_starters_only_at_start() -> None:
     assert escape.md("- a-b") == "&#45; a-b"
     assert escape.md("1. x") == "1&#46; x"
-    assert escape.md("v1.5") == "v1&#46;5"  # digits then '.', harmless but cheap to escape
+    assert escape.md("v1.5 和 15.6 GiB") == "v1.5 和 15.6 GiB"  # only a leading "1." opens a list
 
 
 @pytest.mark.parametrize(
@@ -96,3 +96,9 @@ def test_yaml_str_is_one_line_and_round_trips() -> None:
     out = escape.yaml_str(value)
     assert "\n" not in out
     assert yaml.safe_load(f"title: {out}")["title"] == " ".join(value.split())
+
+
+def test_md_drops_spaces_that_yaml_folding_put_into_chinese() -> None:
+    assert escape.md("每个参数约 16 字节，\n13B 模型仅这部分") == "每个参数约 16 字节，13B 模型仅这部分"
+    assert escape.md("先确认\n显存") == "先确认显存"
+    assert escape.md("A100 与 H100") == "A100 与 H100"

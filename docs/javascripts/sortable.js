@@ -21,8 +21,8 @@
   }
 
   function makeSortable(table) {
-    if (table.classList.contains("sortable") || !table.tHead) return;
-    table.classList.add("sortable");
+    if (table.hasAttribute("data-sortable") || !table.tHead) return;
+    table.setAttribute("data-sortable", ""); /* not a class: Material styles table:not([class]) */
     var headers = table.tHead.rows[0].cells;
     Array.prototype.forEach.call(headers, function (th, index) {
       th.setAttribute("role", "button");

@@ -1,0 +1,81 @@
+"""``make bench``: time each stage of a full build of the bundled data.
+
+Runs the pipeline on a temporary copy of the project (docs/ and site/ of the checkout
+are not touched) several times and prints the median of each stage and its share of
+the total. Speed is reported here, never asserted in tests.
+
+    python -m generator.bench [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from generator.build import Project
+from generator.evaluate import evaluate
+from generator.pages import generated_files
+from generator.site import build_site
+from generator.validate import load_catalogue
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _copy(dest: Path) -> Project:
+    for name in ("data", "templates", "docs"):
+        shutil.copytree(REPO / name, dest / name)
+    shutil.copy(REPO / "mkdocs.yml", dest / "mkdocs.yml")
+    return Project.at(dest)
+
+
+def run_once(project: Project) -> dict[str, float]:
+    """One build, stage by stage; seconds per stage."""
+    times: dict[str, float] = {}
+    t = time.perf_counter()
+    cat, problems = load_catalogue(project.data, project.root)
+    assert cat is not None, problems
+    times["load + validate"] = time.perf_counter() - t
+    t = time.perf_counter()
+    results = evaluate(cat)
+    times["evaluate"] = time.perf_counter() - t
+    t = time.perf_counter()
+    files = generated_files(cat, results, project.templates)
+    times["render"] = time.perf_counter() - t
+    for rel, data in files.items():
+        (project.docs / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project.docs / rel).write_bytes(data)
+    out = project.root / "site-bench"
+    t = time.perf_counter()
+    build_site(project.config, project.docs, out, cat.as_of)
+    times["mkdocs build"] = time.perf_counter() - t
+    shutil.rmtree(out)
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        project = _copy(Path(tmp))
+        run_once(project)  # warm-up: imports, jieba's dictionary, matplotlib's font cache
+        runs = [run_once(project) for _ in range(args.runs)]
+        pages = sum(1 for p in (project.docs).rglob("*.md"))
+    medians = {stage: statistics.median(r[stage] for r in runs) for stage in runs[0]}
+    total = sum(medians.values())
+    print(f"Full build of the bundled data: {pages} Markdown pages, median of {args.runs} runs after a warm-up")
+    print(f"{'stage':<18}{'median s':>10}{'share':>8}")
+    for stage, sec in medians.items():
+        print(f"{stage:<18}{sec:>10.3f}{sec / total:>8.1%}")
+    print(f"{'total':<18}{total:>10.3f}{1:>8.0%}")
+    generator_share = 1 - medians["mkdocs build"] / total
+    print(f"generator stages take {generator_share:.1%} of the build; mkdocs takes the rest")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,98 @@
+"""The sortable ladder table in a real browser: Debian's Chromium driven by Playwright.
+
+Playwright's own browser download does not work here, so it launches /usr/bin/chromium.
+Under CI (CI=true) a missing browser is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+
+if CHROMIUM is None and os.environ.get("CI") != "true":
+    pytest.skip("Debian's chromium is not installed (CI installs it)", allow_module_level=True)
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def server(built_site: Path) -> Iterator[str]:
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(built_site / "site"))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def page(server: str):  # type: ignore[no-untyped-def]
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM is not None, "install Debian's chromium package"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        pg = browser.new_page()
+        yield pg
+        browser.close()
+
+
+def column(page, index: int) -> list[str]:  # type: ignore[no-untyped-def]
+    return page.eval_on_selector_all(
+        "article table[data-sortable] tbody tr", f"rows => rows.map(r => r.cells[{index}].textContent.trim())"
+    )
+
+
+def number(text: str) -> float | None:
+    """The first number in a cell: '24 GB GDDR6X' -> 24, '¥6,000–9,000' -> 6000."""
+    m = re.search(r"\d+(?:\.\d+)?", text.replace(",", ""))
+    return float(m.group()) if m else None
+
+
+def test_ladder_sorts_by_memory_then_reverses(page, server: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server}/ladder/")
+    page.wait_for_selector("article table[data-sortable]")
+    headers = page.eval_on_selector_all("article table[data-sortable] thead th", "hs => hs.map(h => h.textContent)")
+    mem = headers.index("显存")
+    page.click(f"article table[data-sortable] thead th:nth-child({mem + 1})")
+    values = [number(t) for t in column(page, mem)]
+    assert values == sorted(values) and len(values) >= 17
+    page.click(f"article table[data-sortable] thead th:nth-child({mem + 1})")
+    values = [number(t) for t in column(page, mem)]
+    assert values == sorted(values, reverse=True)
+
+
+def test_missing_prices_sort_last_both_ways(page, server: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server}/ladder/")
+    page.wait_for_selector("article table[data-sortable]")
+    headers = page.eval_on_selector_all("article table[data-sortable] thead th", "hs => hs.map(h => h.textContent)")
+    price = headers.index("参考月租/卡")
+    for _ in range(2):
+        page.click(f"article table[data-sortable] thead th:nth-child({price + 1})")
+        cells = column(page, price)
+        present = [c for c in cells if c != "—"]
+        assert cells[: len(present)] == present, "a row without a price sorted above one with a price"
+        assert "—" in cells
+
+
+def test_rank_column_starts_in_ladder_order(page, server: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server}/ladder/")
+    page.wait_for_selector("article table[data-sortable]")
+    ranks = [int(t) for t in column(page, 0)]
+    assert ranks == list(range(1, len(ranks) + 1))

@@ -1,0 +1,118 @@
+"""End to end on the tiny fixture site: strict build, determinism, refusal of bad input."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+from conftest import make_project, replace_in
+
+from generator.build import Project, build
+from generator.cli import main
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def run_cli(root: Path, *args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["--root", str(root), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_fixture_site_builds_in_strict_mode(built_mini: Path) -> None:
+    site = built_mini / "site"
+    for page in ("index.html", "ladder/index.html", "scenarios/serve-7b/index.html", "gpus/h100-sxm-80g/index.html",
+                 "pitfalls/index.html", "delivery/index.html", "sources/index.html", "about/index.html"):  # fmt: skip
+        assert (site / page).is_file(), page
+    for data in ("data/gpus.json", "data/gpus.csv", "data/offers.csv", "assets/charts/ladder.svg"):
+        assert (site / data).is_file(), data
+    assert (built_mini / "docs" / "about.md").read_text(encoding="utf-8") == "# 关于\n\n手写页面。\n"
+
+
+def test_two_builds_give_identical_bytes(tmp_path: Path) -> None:
+    a = make_project(tmp_path / "a")
+    b = make_project(tmp_path / "b")
+    build(Project.at(a))
+    os.environ["SOURCE_DATE_EPOCH"] = "0"  # a different clock must not matter
+    build(Project.at(b))
+    assert tree_digest(a / "docs") == tree_digest(b / "docs")
+    assert tree_digest(a / "site") == tree_digest(b / "site")
+
+
+def test_rebuild_is_a_no_op(built_mini: Path, tmp_path: Path) -> None:
+    before = tree_digest(built_mini / "docs")
+    build(Project.at(built_mini), site=False)
+    assert tree_digest(built_mini / "docs") == before
+
+
+def test_bad_data_aborts_and_changes_nothing(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build(Project.at(mini))
+    docs, site = tree_digest(mini / "docs"), tree_digest(mini / "site")
+    replace_in(mini / "data" / "offers.yaml", "price_cny: 2\n", "price_cny: -2\n")
+    replace_in(mini / "data" / "gpus.yaml", "tdp_w: 700", "tdp_w: 700W")
+    code, out, err = run_cli(mini, "build", capsys=capsys)
+    assert code == 1
+    assert out == ""
+    assert err == (
+        "data/gpus.yaml:61:12: gpus[2].tdp_w: expected a whole number, got text \"700W\"; write 700 and give the unit "
+        "in its own field\n"
+        "data/offers.yaml:6:16: offers[0].price_cny: must be above 0, got -2\n"
+        "Aborted: 2 problem(s) in the data; nothing was written.\n"
+    )
+    assert tree_digest(mini / "docs") == docs
+    assert tree_digest(mini / "site") == site
+    assert sorted(p.name for p in mini.iterdir()) == ["data", "docs", "mkdocs.yml", "site", "templates"]
+
+
+def test_check_lists_stale_pages_then_passes(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build(Project.at(mini), site=False)
+    code, out, _ = run_cli(mini, "check", capsys=capsys)
+    assert code == 0 and out.startswith("OK: data valid")
+    replace_in(mini / "data" / "offers.yaml", "price_cny: 2\n", "price_cny: 2.5\n")
+    code, _, err = run_cli(mini, "check", capsys=capsys)
+    assert code == 1
+    stale = err.split("Stale generated files (run `make site` or `gpu-guide build` and commit):\n")[1]
+    assert "  docs/ladder.md\n" in stale and "  docs/gpus/rtx-4090-24g.md\n" in stale
+    assert "  docs/data/offers.csv\n" in stale
+
+
+def test_hand_written_page_in_the_way_is_refused(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (mini / "docs" / "ladder.md").write_text("# 手写的天梯图\n", encoding="utf-8")
+    code, out, err = run_cli(mini, "build", "--no-site", capsys=capsys)
+    assert code == 1
+    assert err.startswith("docs/ladder.md:1:1: is hand-written (no generated marker) but the generator wants to write it")
+    assert (mini / "docs" / "ladder.md").read_text(encoding="utf-8") == "# 手写的天梯图\n"
+
+
+def test_strict_mkdocs_failure_leaves_site_alone(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build(Project.at(mini))
+    site = tree_digest(mini / "site")
+    docs = tree_digest(mini / "docs")
+    replace_in(mini / "templates" / "pages" / "home.md.j2", "(ladder.md)", "(no-such-page.md)")
+    code, _, err = run_cli(mini, "build", capsys=capsys)
+    assert code == 1
+    assert "no-such-page.md" in err
+    assert err.endswith("Aborted: mkdocs build --strict failed; docs/ and site/ are unchanged.\n")
+    assert tree_digest(mini / "site") == site
+    assert tree_digest(mini / "docs") == docs
+
+
+def test_missing_data_folder_is_a_clean_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(tmp_path, "check", capsys=capsys)
+    assert code == 1
+    assert f"{tmp_path.resolve().name}" not in err or "file is missing" in err
+    assert "Traceback" not in err
+    assert err.count("file is missing") == 6
+
+
+def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["frobnicate"]) == 2
+    assert "invalid choice" in capsys.readouterr().err

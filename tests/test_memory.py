@@ -1,0 +1,358 @@
+"""Memory estimator: published figures, worked examples and invariants.
+
+Each published-figure test names its source. Sizes in the papers are decimal GB
+unless they say otherwise; the estimator reports GiB (2^30 bytes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generator.memory import (
+    BREAKDOWN_KEYS,
+    GIB,
+    Arch,
+    Request,
+    card_counts,
+    estimate,
+    kv_bytes_per_token,
+    lora_params,
+    min_gpus,
+    model_state_bytes,
+    usable_gib,
+    weight_bytes,
+)
+from generator.records import Precision, Workload
+from generator.rules import Rules
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = Rules.model_validate(yaml.safe_load((ROOT / "data" / "rules.yaml").read_text(encoding="utf-8")))
+MEM = RULES.memory
+
+# Shapes from each model's config.json on Hugging Face.
+LLAMA2_7B = Arch.from_params(6.74, layers=32, hidden=4096, heads=32, kv_heads=32, vocab=32000, intermediate=11008)
+LLAMA2_13B = Arch.from_params(13.02, layers=40, hidden=5120, heads=40, kv_heads=40, vocab=32000, intermediate=13824)
+LLAMA2_70B = Arch.from_params(68.98, layers=80, hidden=8192, heads=64, kv_heads=8, vocab=32000, intermediate=28672)
+LLAMA3_8B = Arch.from_params(8.03, layers=32, hidden=4096, heads=32, kv_heads=8, vocab=128256, intermediate=14336)
+QWEN25_7B = Arch.from_params(7.62, layers=28, hidden=3584, heads=28, kv_heads=4, vocab=152064, intermediate=18944)
+# LLaMA-65B (Touvron et al. 2023, Table 2; config.json of huggyllama/llama-65b).
+LLAMA_65B = Arch.from_params(65.2, layers=80, hidden=8192, heads=64, kv_heads=64, vocab=32000, intermediate=22016)
+MIXTRAL = Arch.from_params(
+    46.7, layers=32, hidden=4096, heads=32, kv_heads=8, vocab=32000, intermediate=14336,
+    experts=8, experts_per_token=2, active_params_b=12.9,
+)  # fmt: skip
+
+MIB = 2**20
+KIB = 2**10
+
+
+def est(**kw):  # type: ignore[no-untyped-def]
+    return estimate(Request(**kw), MEM)
+
+
+# --------------------------------------------------------------------------- rules file
+
+
+def test_rules_file_validates_with_the_project_loader() -> None:
+    from generator.load import load_file
+
+    doc, problems = load_file(ROOT / "data" / "rules.yaml", "data/rules.yaml", root="cost")
+    assert problems == []
+    assert doc is not None
+    assert Rules.model_validate(doc.value) == RULES
+
+
+def test_every_precision_has_bits() -> None:
+    assert set(MEM.bits_per_param) == {p.value for p in Precision}
+
+
+# --------------------------------------------------------------------------- published figures
+
+
+def test_zero_paper_16_bytes_per_param_and_figure_1() -> None:
+    # ZeRO (Rajbhandari et al. 2020) §3.1: mixed-precision Adam holds 2Ψ + 2Ψ + 12Ψ = 16Ψ bytes;
+    # Fig. 1 for Ψ = 7.5B, N_d = 64: baseline 120 GB, P_os 31.4 GB, P_os+g 16.6 GB, P_os+g+p 1.9 GB.
+    arch = Arch.from_params(7.5)
+    base = Request(Workload.full, arch, Precision.mixed)
+    one_card = sum(model_state_bytes(base, MEM).values())
+    assert one_card == pytest.approx(16 * 7.5e9)
+    assert one_card / 1e9 == pytest.approx(120, rel=0.001)
+    expected = {1: 31.4, 2: 16.6, 3: 1.9}
+    for stage, gb in expected.items():
+        states = model_state_bytes(replace(base, gpus=64, zero_stage=stage), MEM)
+        assert sum(states.values()) / 1e9 == pytest.approx(gb, abs=0.05), stage
+
+
+def test_qlora_65b_fits_one_48gb_card() -> None:
+    # QLoRA (Dettmers et al. 2023) abstract: "finetune a 65B parameter model on a single 48GB GPU".
+    # Paper setup: LoRA on all linear layers, r=64, gradient checkpointing, paged optimizer
+    # (approximated by 8-bit AdamW), short sequences; also with this guide's default r=16 + AdamW.
+    for rank, optimizer in ((64, "adamw-8bit"), (16, "adamw")):
+        req = Request(Workload.qlora, LLAMA_65B, Precision.nf4, context=512, lora_rank=rank, optimizer=optimizer)
+        assert min_gpus(req, 48, MEM) == 1, (rank, optimizer)
+    # Full 16-bit fine-tuning of the same model is far beyond one card (paper: >780 GB).
+    full = Request(Workload.full, LLAMA_65B, Precision.mixed, context=512)
+    assert estimate(full, MEM).total_gib * GIB / 1e9 > 780
+
+
+def test_70b_fp16_inference_needs_two_80gb_cards() -> None:
+    # 69B params × 2 bytes ≈ 138 GB: more than one 80 GB card, half of it fits on each of two.
+    req = Request(Workload.inference, LLAMA2_70B, Precision.fp16, context=2048)
+    assert estimate(req, MEM).total_gib > usable_gib(80, MEM)
+    assert min_gpus(req, 80, MEM) == 2
+
+
+def test_llama2_7b_bf16_weights() -> None:
+    # 6,738,415,616 params × 2 bytes = 12.55 GiB (config.json / safetensors total).
+    assert weight_bytes(LLAMA2_7B, Precision.bf16, MEM) / GIB == pytest.approx(12.55, abs=0.05)
+    e = est(workload=Workload.inference, arch=LLAMA2_7B, precision=Precision.bf16)
+    assert e.breakdown["weights"] == pytest.approx(12.55, abs=0.05)
+
+
+def test_kv_cache_per_token() -> None:
+    # Llama-2-7B: 2 × 32 layers × 4096 × 2 bytes = 0.5 MiB per token in fp16.
+    assert kv_bytes_per_token(LLAMA2_7B, Precision.fp16, MEM) == 0.5 * MIB
+    # vLLM paper (Kwon et al. 2023) §2: "2 × 5120 × 40 × 2 = 800 KB" per token for a 13B model
+    # (OPT-13B; Llama-2-13B has the same hidden size and layer count).
+    assert kv_bytes_per_token(LLAMA2_13B, Precision.fp16, MEM) == 2 * 5120 * 40 * 2 == 819_200
+    # Llama-3-8B with GQA (8 KV heads × 128): 2 × 32 × 1024 × 2 = 128 KiB per token in bf16.
+    assert kv_bytes_per_token(LLAMA3_8B, Precision.bf16, MEM) == 128 * KIB
+
+
+def test_kv_cache_split_and_replicated_across_cards() -> None:
+    one = kv_bytes_per_token(LLAMA2_70B, Precision.bf16, MEM, gpus=1)
+    assert kv_bytes_per_token(LLAMA2_70B, Precision.bf16, MEM, gpus=8) == one / 8
+    # Qwen2.5-7B has 4 KV heads: on 8 cards each card keeps a replica of one head.
+    q1 = kv_bytes_per_token(QWEN25_7B, Precision.bf16, MEM, gpus=1)
+    assert kv_bytes_per_token(QWEN25_7B, Precision.bf16, MEM, gpus=8) == q1 / 4
+
+
+def test_quantized_formats_keep_16bit_embeddings() -> None:
+    emb = LLAMA2_7B.embedding_params
+    linear = LLAMA2_7B.params - emb
+    assert weight_bytes(LLAMA2_7B, Precision.nf4, MEM) == pytest.approx(linear * 4.127 / 8 + emb * 2)
+    # GGUF bits-per-weight already cover the embedding.
+    assert weight_bytes(LLAMA2_7B, Precision.q4_k_m, MEM) == pytest.approx(LLAMA2_7B.params * 4.85 / 8)
+
+
+def test_lora_param_count_llama2_7b() -> None:
+    # r=16 on q,k,v,o,gate,up,down: per layer 16 × (4·8192 + 3·(4096+11008)) = 1,249,280;
+    # × 32 layers = 39,976,960 (PEFT print_trainable_parameters shows 39,976,960 for this config).
+    assert lora_params(LLAMA2_7B, 16, MEM) == 39_976_960
+
+
+def test_moe_holds_all_experts() -> None:
+    e = est(workload=Workload.inference, arch=MIXTRAL, precision=Precision.bf16, gpus=2)
+    assert e.breakdown["weights"] == pytest.approx(46.7e9 * 2 / 2 / GIB)
+
+
+# --------------------------------------------------------------------------- worked examples
+
+
+def test_worked_examples_are_in_a_plausible_range() -> None:
+    # Bands around measured / derived peaks (docs-dev/estimator.md, worked example).
+    cases = {
+        "7b-inference": (est(workload="inference", arch=LLAMA2_7B, precision="bf16", context=4096), 14.5, 17.5),
+        "7b-lora-ckpt": (est(workload="lora", arch=LLAMA2_7B, precision="bf16"), 14.0, 17.5),
+        "7b-lora-nockpt": (est(workload="lora", arch=LLAMA2_7B, precision="bf16", grad_checkpointing=False), 28, 40),
+        "7b-full-mixed": (est(workload="full", arch=LLAMA2_7B, precision="mixed"), 125, 140),
+        "7b-full-bf16": (est(workload="full", arch=LLAMA2_7B, precision="bf16"), 62.7, 70),
+    }
+    for name, (e, low, high) in cases.items():
+        assert low <= e.total_gib <= high, (name, e.total_gib)
+
+
+def test_full_mixed_peak_is_the_optimizer_step() -> None:
+    # fp32 weights 4 + grads 4 + AdamW m,v 8 + foreach temporary 4 = 20 B/param at step().
+    e = est(workload="full", arch=LLAMA2_7B, precision="mixed")
+    assert e.peak_phase == "optimizer_step"
+    assert e.breakdown["activations"] == 0
+    states = e.breakdown["weights"] + e.breakdown["gradients"] + e.breakdown["optimizer_states"]
+    assert states == pytest.approx(20 * 6.74e9 / GIB)
+
+
+def test_checkpointing_saves_activation_memory() -> None:
+    on = est(workload="lora", arch=LLAMA2_7B, precision="bf16", grad_checkpointing=True)
+    off = est(workload="lora", arch=LLAMA2_7B, precision="bf16", grad_checkpointing=False)
+    assert on.breakdown["activations"] * 5 < off.breakdown["activations"]
+
+
+def test_sgd_and_8bit_need_less_than_adamw() -> None:
+    kw = dict(workload="full", arch=LLAMA2_7B, precision="bf16")
+    adamw = est(**kw).total_gib
+    assert est(**kw, optimizer="adamw-8bit").total_gib < adamw
+    assert est(**kw, optimizer="sgd").total_gib < est(**kw, optimizer="adamw-8bit").total_gib
+
+
+def test_full_training_refuses_quantized_precision() -> None:
+    with pytest.raises(ValueError):
+        est(workload="full", arch=LLAMA2_7B, precision="int4")
+    with pytest.raises(ValueError):
+        est(workload="full", arch=LLAMA2_7B, precision="bf16", optimizer="lion")
+
+
+def test_zero0_on_many_cards_does_not_help() -> None:
+    req = Request(Workload.full, LLAMA2_70B, Precision.bf16, zero_stage=0)
+    assert min_gpus(req, 80, MEM) is None
+    assert min_gpus(replace(req, zero_stage=3), 80, MEM) is not None
+
+
+# --------------------------------------------------------------------------- structure
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(workload="inference", precision="bf16"),
+        dict(workload="inference", precision="nf4", gpus=4),
+        dict(workload="lora", precision="bf16"),
+        dict(workload="qlora", precision="nf4", grad_checkpointing=False),
+        dict(workload="full", precision="mixed"),
+        dict(workload="full", precision="mixed", gpus=16, zero_stage=3),
+        dict(workload="pretrain", precision="bf16", batch=16, gpus=8, zero_stage=1),
+    ],
+)
+def test_breakdown_keys_and_total(kw) -> None:  # type: ignore[no-untyped-def]
+    e = est(arch=QWEN25_7B, **kw)
+    assert tuple(e.breakdown) == BREAKDOWN_KEYS
+    assert all(v >= 0 for v in e.breakdown.values())
+    assert sum(e.breakdown.values()) == pytest.approx(e.total_gib)
+    assert e.peak_phase in ("forward_backward", "optimizer_step", "inference")
+    assert (e.peak_phase == "inference") == (kw["workload"] == "inference")
+    keys = [a.key for a in e.assumptions]
+    assert len(keys) == len(set(keys))
+    assert all(a.text_zh for a in e.assumptions)
+
+
+def test_card_counts() -> None:
+    assert card_counts() == [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
+    assert card_counts(8) == [1, 2, 4, 8]
+    assert card_counts(20) == [1, 2, 4, 8, 16]
+
+
+def test_usable_gib_is_a_bit_below_nominal() -> None:
+    # H100 80GB: nvidia-smi total 81559 MiB = 79.65 GiB.
+    assert 75 < usable_gib(80, MEM) < 81559 / 1024
+
+
+def test_derived_arch_matches_llama2_7b_shape() -> None:
+    a = Arch.from_params(6.74)
+    assert (a.layers, a.hidden, a.heads, a.kv_heads, a.intermediate, a.vocab) == (32, 4096, 32, 32, 11008, 32000)
+    assert "hidden" in a.derived
+    assert LLAMA2_70B.derived == ()
+
+
+def test_from_model_reads_models_yaml() -> None:
+    from generator.records import OpenModel
+
+    data = yaml.safe_load((ROOT / "data" / "models.yaml").read_text(encoding="utf-8"))["models"]
+    for raw in data:
+        m = OpenModel.model_validate(raw, strict=False)
+        a = Arch.from_model(m)
+        assert a.params_b == m.params_b
+        e = estimate(Request(Workload.inference, a, Precision.bf16), MEM)
+        assert e.total_gib > a.params * 2 / GIB
+
+
+# --------------------------------------------------------------------------- properties
+
+WORKLOADS = st.sampled_from(
+    [
+        ("inference", "bf16"),
+        ("inference", "int4"),
+        ("lora", "bf16"),
+        ("qlora", "nf4"),
+        ("full", "mixed"),
+        ("pretrain", "bf16"),
+    ]
+)
+
+
+def _req(workload: str, precision: str, arch: Arch, **kw) -> Request:  # type: ignore[no-untyped-def]
+    return Request(Workload(workload), arch, Precision(precision), **kw)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    wp=WORKLOADS,
+    p1=st.floats(0.1, 500),
+    p2=st.floats(0.1, 500),
+    ckpt=st.booleans(),
+    shaped=st.booleans(),
+)
+def test_more_params_never_needs_less(wp, p1, p2, ckpt, shaped) -> None:  # type: ignore[no-untyped-def]
+    lo, hi = sorted((p1, p2))
+    if shaped:  # shape fixed, intermediate grows with params
+        lo, hi = lo + 1, hi + 1
+        a_lo = Arch.from_params(lo, layers=32, hidden=4096, heads=32, kv_heads=8)
+        a_hi = Arch.from_params(hi, layers=32, hidden=4096, heads=32, kv_heads=8)
+    else:
+        a_lo, a_hi = Arch.from_params(lo), Arch.from_params(hi)
+    r_lo = _req(*wp, a_lo, grad_checkpointing=ckpt, zero_stage=3)
+    r_hi = _req(*wp, a_hi, grad_checkpointing=ckpt, zero_stage=3)
+    assert estimate(r_hi, MEM).total_gib >= estimate(r_lo, MEM).total_gib - 1e-9
+    for gb in (24, 80):
+        n_lo, n_hi = min_gpus(r_lo, gb, MEM), min_gpus(r_hi, gb, MEM)
+        if n_hi is not None:
+            assert n_lo is not None and n_lo <= n_hi
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    wp=WORKLOADS,
+    c1=st.integers(64, 65536),
+    c2=st.integers(64, 65536),
+    b1=st.integers(1, 64),
+    b2=st.integers(1, 64),
+    gpus=st.sampled_from([1, 2, 8, 16]),
+    ckpt=st.booleans(),
+)
+def test_more_context_or_batch_never_needs_less(wp, c1, c2, b1, b2, gpus, ckpt) -> None:  # type: ignore[no-untyped-def]
+    arch = QWEN25_7B
+    (c_lo, c_hi), (b_lo, b_hi) = sorted((c1, c2)), sorted((b1, b2))
+    small = _req(*wp, arch, context=c_lo, batch=b_lo, gpus=gpus, zero_stage=3, grad_checkpointing=ckpt)
+    for bigger in (replace(small, context=c_hi), replace(small, batch=b_hi), replace(small, context=c_hi, batch=b_hi)):
+        assert estimate(bigger, MEM).total_gib >= estimate(small, MEM).total_gib - 1e-9
+        n_small, n_big = min_gpus(small, 80, MEM), min_gpus(bigger, 80, MEM)
+        if n_big is not None:
+            assert n_small is not None and n_small <= n_big
+
+
+@settings(max_examples=60, deadline=None)
+@given(wp=WORKLOADS, zero=st.integers(0, 3), params=st.floats(0.5, 400))
+def test_more_cards_never_increase_weights_per_card(wp, zero, params) -> None:  # type: ignore[no-untyped-def]
+    arch = Arch.from_params(params)
+    reqs = [_req(*wp, arch, gpus=n, zero_stage=zero) for n in card_counts()]
+    at_peak = [estimate(r, MEM).breakdown["weights"] for r in reqs]
+    assert all(b <= a + 1e-9 for a, b in zip(at_peak, at_peak[1:]))
+    if wp[0] != "inference":
+        held = [model_state_bytes(r, MEM)["weights"] for r in reqs]
+        assert all(b <= a + 1e-9 for a, b in zip(held, held[1:]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    wp=WORKLOADS,
+    params=st.floats(0.5, 800),
+    context=st.integers(256, 32768),
+    batch=st.integers(1, 16),
+    gb=st.sampled_from([16, 24, 48, 80, 141]),
+)
+def test_min_gpus_fits_and_predecessor_does_not(wp, params, context, batch, gb) -> None:  # type: ignore[no-untyped-def]
+    req = _req(*wp, Arch.from_params(params), context=context, batch=batch, zero_stage=3)
+    n = min_gpus(req, gb, MEM)
+    counts = card_counts()
+    limit = usable_gib(gb, MEM)
+    if n is None:
+        assert all(estimate(replace(req, gpus=c), MEM).total_gib > limit for c in counts)
+        return
+    assert estimate(replace(req, gpus=n), MEM).total_gib <= limit
+    i = counts.index(n)
+    if i > 0:
+        assert estimate(replace(req, gpus=counts[i - 1]), MEM).total_gib > limit
