@@ -18,7 +18,7 @@ from pathlib import Path
 
 from generator.build import Project
 from generator.evaluate import evaluate
-from generator.pages import generated_files
+from generator.pages import generated_files, site_url_of
 from generator.site import build_site
 from generator.validate import load_catalogue
 
@@ -43,7 +43,7 @@ def run_once(project: Project) -> dict[str, float]:
     results = evaluate(cat)
     times["evaluate"] = time.perf_counter() - t
     t = time.perf_counter()
-    files = generated_files(cat, results, project.templates)
+    files = generated_files(cat, results, project.templates, site_url_of(project.config))
     times["render"] = time.perf_counter() - t
     for rel, data in files.items():
         (project.docs / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from generator.evaluate import Results, editor_warnings, evaluate
 from generator.output import plan, stage_docs, swap_in
-from generator.pages import generated_files
+from generator.pages import generated_files, site_url_of
 from generator.problems import DataError, Problem, errors
 from generator.site import build_site
 from generator.validate import Catalogue, load_catalogue
@@ -56,7 +56,7 @@ def generate(project: Project) -> Generated:
     if cat is None or errors(problems):
         raise DataError(problems)
     results = evaluate(cat)
-    files = generated_files(cat, results, project.templates)
+    files = generated_files(cat, results, project.templates, site_url_of(project.config))
     return Generated(cat, results, files, problems + editor_warnings(cat, results))
 
 

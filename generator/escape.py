@@ -14,7 +14,9 @@ these filters in the templates:
           Markdown link destination percent-encoded.
 ``json``  JSON for a ``<script>`` element: safe against ``</script>``, ``<!--`` and
           U+2028/U+2029.
-``yaml_str`` a double-quoted YAML scalar for front matter.
+``yaml_str`` a double-quoted YAML scalar for front matter, HTML-safe as text
+          (MkDocs themes print front matter unescaped); ``front_matter`` also
+          escapes quotes, for values a theme puts in an attribute.
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ def md(value: Any) -> str:
         code = ord(ch)
         if code < 32 or code == 127:
             continue  # other control characters carry nothing a reader needs
-        if ch in _ALWAYS or (ch in _AT_START and (i == 0 or prev == " " or ch == prev)) or (
+        # Newlines are folded, so only the very start of a value can open a block; "--" is
+        # escaped anywhere as cheap insurance against snippet-style "--8<--" markers.
+        if ch in _ALWAYS or (ch in _AT_START and (i == 0 or ch == prev == "-")) or (
             ch == "." and text[:i].isdigit()  # "1. x" would open an ordered list
         ):
             out.append(f"&#{code};")
@@ -81,8 +85,22 @@ def json_for_script(value: Any) -> str:
 
 
 def yaml_str(value: Any) -> str:
-    """A double-quoted YAML scalar (for front matter titles and descriptions)."""
-    return json.dumps(" ".join(str(value).split()), ensure_ascii=False)
+    """A double-quoted YAML scalar (for front matter titles and descriptions).
+
+    MkDocs themes print front matter values into HTML unescaped (Material's nav,
+    ``<title>``, header and search results all use ``{{ page.title }}`` as markup), so
+    ``&``, ``<`` and ``>`` become character references here: text, never elements.
+    JSON from :func:`json_for_script` contains none of the three and passes unchanged.
+    For a value that also lands in an attribute (``<meta name="description"
+    content="…">``), use :func:`front_matter`, which escapes quotes as well.
+    """
+    text = " ".join(str(value).split())
+    return json.dumps(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"), ensure_ascii=False)
+
+
+def front_matter(value: Any) -> str:
+    """A double-quoted YAML scalar that is safe as HTML text and inside a quoted attribute."""
+    return json.dumps(html_text(" ".join(str(value).split())), ensure_ascii=False)
 
 
 def html_text(value: Any) -> str:

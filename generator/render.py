@@ -29,6 +29,8 @@ class Page:
     context: Mapping[str, Any] = field(default_factory=dict)
     inputs: tuple[str, ...] = ()  # data files the page is made from, for the marker
     hide_toc: bool = False  # wide tables: give them the table-of-contents column
+    jsonld: Mapping[str, Any] | None = None  # structured data for search engines
+    lastmod: str | None = None  # ISO date of the data the page shows (sitemap lastmod)
 
 
 def environment(templates: Path) -> jinja2.Environment:
@@ -64,7 +66,9 @@ def render_page(env: jinja2.Environment, page: Page, common: Mapping[str, Any]) 
         f"# {MARKER}. Edit the inputs instead: {inputs}\n"
         f"title: {escape.yaml_str(page.title)}\n"
         f"description: {escape.yaml_str(page.description)}\n"
+        + (f"lastmod: {escape.yaml_str(page.lastmod)}\n" if page.lastmod else "")
         + ("hide:\n  - toc\n" if page.hide_toc else "")
+        + (f"jsonld: {escape.yaml_str(escape.json_for_script(page.jsonld))}\n" if page.jsonld else "")
         + "---\n\n"
     )
     return (head + body.rstrip() + "\n").encode("utf-8")

@@ -274,6 +274,32 @@ class SpeedRules(_Section):
     prefill_mfu: float = Field(gt=0, le=1, description="Model FLOPs utilization of prompt processing.")
 
 
+# --------------------------------------------------------------------------- landing pages
+
+
+class ModelPageWorkload(_Section):
+    """The workload a model page sizes for one workload type."""
+
+    precision: PrecisionName = Field(description="Weight / training precision.")
+    batch: int = Field(ge=1, description="Concurrent sequences (inference) or micro-batch (training).")
+    context: int = Field(ge=64, description="Tokens per sequence.")
+    job_tokens_b: float | None = Field(default=None, gt=0, description="Training: tokens of the reference job, billions.")
+
+
+class PageRules(_Section):
+    """Editorial defaults of the generated landing pages (model pages, comparisons)."""
+
+    model_pages: dict[Literal["inference", "lora", "qlora", "full"], ModelPageWorkload] = Field(
+        description="Workload per model page kind."
+    )
+    fit_card_counts: list[int] = Field(min_length=1, description="Card counts shown in 'which models fit' tables.")
+    compare_max_rank_gap: int = Field(ge=1, description="Compare GPUs at most this many ladder places apart.")
+    compare_reference_scenarios: list[str] = Field(
+        min_length=1, description="Scenario ids whose job is priced on both GPUs of a comparison."
+    )
+    description_max_chars: int = Field(ge=40, le=160, description="Longest meta description written.")
+
+
 # --------------------------------------------------------------------------- whole file
 
 
@@ -284,6 +310,7 @@ class Rules(_Section):
     speed: SpeedRules = Field(description="Speed estimator constants.")
     cost: CostRules = Field(description="Non-GPU prices and month length.")
     delivery: DeliveryRules = Field(description="Container versus bare metal.")
+    pages: PageRules = Field(description="Landing-page defaults.")
 
 
 #: The repository's rules file.

@@ -87,6 +87,7 @@ def ladder(cat: Catalogue) -> pd.DataFrame:
                 "fp8_tflops_dense": gpu.fp8_tflops_dense,
                 "month_low": prices["month_low"],
                 "month_high": prices["month_high"],
+                "hour_low": hour,
                 "cny_per_tflop_hour": (hour / tflops) if hour is not None and tflops else None,
                 "cny_per_gib_month": (prices["month_low"] / gpu.memory_gb) if prices["month_low"] else None,
                 "unconfirmed": sorted(f.value for f in gpu.unconfirmed),
