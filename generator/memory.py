@@ -495,8 +495,34 @@ def _common_assumptions(req: Request, rules: MemoryRules) -> list[Assumption]:
     return out
 
 
+def _diffusion(req: Request, rules: MemoryRules) -> Estimate:
+    """Image generation: all pipeline weights plus the denoise/VAE-decode peak, which grows
+    with the image area. ``req.context`` is the image side in pixels for diffusion models."""
+    ir = rules.inference
+    weights = weight_bytes(req.arch, req.precision, rules)
+    megapixels = req.batch * (req.context / 1000) ** 2
+    activations = ir.diffusion_activation_gib_per_megapixel * megapixels * GIB
+    breakdown = _finish({"weights": weights, "kv_cache": 0.0, "activations": activations}, 1, 0.0, rules)
+    # The transformer-shape fill-in does not apply to a diffusion pipeline: drop its note.
+    assumptions = [a for a in _common_assumptions(req, rules) if a.key != "derived_arch"]
+    assumptions.append(
+        Assumption(
+            "diffusion",
+            megapixels,
+            f"图像生成：全部组件（去噪网络、文本编码器、VAE）按 {req.precision.value} 常驻显存；"
+            f"每次生成 {req.batch} 张 {req.context}×{req.context} 图，去噪和 VAE 解码的峰值按每百万像素约 "
+            f"{ir.diffusion_activation_gib_per_megapixel:g} GiB 估算。",
+        )
+    )
+    return Estimate(sum(breakdown.values()), breakdown, assumptions, "inference")
+
+
 def _inference(req: Request, rules: MemoryRules) -> Estimate:
     arch, n = req.arch, req.gpus
+    if arch.kind == ModelKind.diffusion.value:
+        # Diffusion pipelines are not split across cards here: one card must hold them.
+        # Common tools do not split a diffusion pipeline across cards: one card holds it all.
+        return _diffusion(replace(req, gpus=1), rules)
     ir = rules.inference
     tp, pp = parallel_layout(n, rules)
     prec = req.precision

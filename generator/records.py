@@ -268,7 +268,9 @@ class Scenario(Record):
     precision: Precision = Field(strict=False, description="Weight / training precision.")
     kv_precision: Precision | None = Field(strict=False, default=None, description="KV-cache precision (inference).")
     batch: int = Field(default=1, ge=1, le=4096, description="Sequences processed together per card group.")
-    context: int = Field(default=2048, ge=64, le=1_048_576, description="Tokens per sequence.")
+    context: int = Field(
+        default=2048, ge=64, le=1_048_576, description="Tokens per sequence; for diffusion models the image side in pixels."
+    )
     grad_checkpointing: bool = Field(default=True, description="Training: recompute activations.")
     optimizer: Literal["adamw", "adamw-8bit", "sgd"] = Field(default="adamw", description="Training optimizer.")
     lora_rank: int = Field(default=16, ge=1, le=1024, description="LoRA rank.")

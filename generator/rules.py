@@ -94,6 +94,9 @@ class InferenceRules(_Section):
     prefill_resident_hidden_copies: float = Field(
         ge=0, description="Hidden-width tensors alive across the whole layer (residual stream, layer input)."
     )
+    diffusion_activation_gib_per_megapixel: float = Field(
+        ge=0, description="Diffusion models: denoise and VAE-decode peak per million output pixels, GiB."
+    )
     last_token_logits_bytes_per_vocab: float = Field(
         ge=0, description="Bytes per vocabulary entry for the last position's logits and sampling, per sequence."
     )
