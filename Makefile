@@ -28,5 +28,9 @@ check: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m generator.bench
 
+# JSON Schemas for editors' YAML tooling, generated from the record models
+schemas: $(STAMP)
+	$(BIN)/python -m generator.schemas
+
 clean:
 	rm -rf site .site-staging* .docs-staging* .docs-old* .site-old*

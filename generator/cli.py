@@ -118,7 +118,11 @@ def _check(project, strict: bool) -> int:  # type: ignore[no-untyped-def]
     from generator.build import stale_files
     from generator.lint import lint
 
+    from generator.schemas import stale_schemas
+
     gen, stale = stale_files(project)
+    # Projects without committed schemas (fixture sites) have nothing to keep current.
+    schemas = stale_schemas(project.root) if (project.data / "schemas").is_dir() else []
     problems = gen.warnings + lint(gen.catalogue, gen.results)
     if problems:
         print(render(problems), file=sys.stderr)
@@ -127,6 +131,11 @@ def _check(project, strict: bool) -> int:  # type: ignore[no-untyped-def]
         print("Stale generated files (run `make site` or `gpu-guide build` and commit):", file=sys.stderr)
         for rel in stale:
             print(f"  docs/{rel}", file=sys.stderr)
+        failed = True
+    if schemas:
+        print("Stale JSON Schemas (run `make schemas` and commit):", file=sys.stderr)
+        for rel in schemas:
+            print(f"  {rel}", file=sys.stderr)
         failed = True
     if any(p.severity is Severity.error for p in problems) or (strict and problems):
         failed = True

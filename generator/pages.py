@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from generator import charts, landing, tables
+from generator import charts, guide, landing, tables
 from generator import cost as costs
 from generator.evaluate import Results
 from generator.records import Delivery, GpuFigure, Offer
@@ -214,6 +214,9 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
            "本站每个规格数字和价格的来源链接与日期，以及成本计算的假设。",
            {"gpus": list(cat.gpus.values()), "offer_rows": _offer_rows(cat, cat.offers),
             "models": list(cat.models.values()), "cost_rules": cat.rules.cost}, everything)
+    pl.add("editor-guide.md", "editor_guide.md.j2", "编辑指南：如何维护数据",
+           "如何新增 GPU、报价和场景，每个数据字段的含义、类型和取值范围，以及提交前的检查命令。",
+           {"files": guide.field_docs()}, everything + ("generator/records.py", "generator/rules.py"))
     pl.add("models/index.md", "models_index.md.j2", "模型显存与卡数速查",
            f"{len(cat.models)} 个开源模型在推理、LoRA、QLoRA 和全参微调下每卡要多少显存、各 GPU 需要几张卡。",
            {"pages": models}, everything, trail=())
