@@ -49,11 +49,26 @@ def run_once(project: Project) -> dict[str, float]:
         (project.docs / rel).parent.mkdir(parents=True, exist_ok=True)
         (project.docs / rel).write_bytes(data)
     out = project.root / "site-bench"
+    shutil.rmtree(out, ignore_errors=True)
     t = time.perf_counter()
     build_site(project.config, project.docs, out, cat.as_of)
     times["mkdocs build"] = time.perf_counter() - t
-    shutil.rmtree(out)
     return times
+
+
+def page_counts(docs: Path) -> dict[str, int]:
+    """Markdown pages by kind (top-level folder)."""
+    counts: dict[str, int] = {}
+    for p in docs.rglob("*.md"):
+        kind = p.relative_to(docs).parts[0] if len(p.relative_to(docs).parts) > 1 else "top-level"
+        counts[kind] = counts.get(kind, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def html_weight(site: Path) -> tuple[int, float, float]:
+    """Number of HTML pages, their mean and largest size in KB (Material repeats the nav in each)."""
+    sizes = [p.stat().st_size for p in site.rglob("*.html")]
+    return len(sizes), statistics.mean(sizes) / 1024, max(sizes) / 1024
 
 
 def main() -> int:
@@ -65,6 +80,8 @@ def main() -> int:
         run_once(project)  # warm-up: imports, jieba's dictionary, matplotlib's font cache
         runs = [run_once(project) for _ in range(args.runs)]
         pages = sum(1 for p in (project.docs).rglob("*.md"))
+        kinds = page_counts(project.docs)
+        n_html, mean_kb, max_kb = html_weight(project.root / "site-bench")
     medians = {stage: statistics.median(r[stage] for r in runs) for stage in runs[0]}
     total = sum(medians.values())
     print(f"Full build of the bundled data: {pages} Markdown pages, median of {args.runs} runs after a warm-up")
@@ -74,6 +91,8 @@ def main() -> int:
     print(f"{'total':<18}{total:>10.3f}{1:>8.0%}")
     generator_share = 1 - medians["mkdocs build"] / total
     print(f"generator stages take {generator_share:.1%} of the build; mkdocs takes the rest")
+    print("pages by kind: " + ", ".join(f"{k} {v}" for k, v in kinds.items()))
+    print(f"HTML pages: {n_html}, mean {mean_kb:.0f} KB, largest {max_kb:.0f} KB")
     return 0
 
 
