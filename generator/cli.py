@@ -32,6 +32,11 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--base", required=True, help="git ref to compare with, e.g. origin/main")
     d.add_argument("--format", choices=["markdown", "json"], default="markdown")
 
+    ed = sub.add_parser("edition", help="append this data update to data/editions.yaml (the 本期变化 page)")
+    ed.add_argument("--base", required=True, help="git ref of the last published edition, e.g. origin/main")
+    ed.add_argument("--date", type=_iso_date, help="publication date YYYY-MM-DD (default: the data's as-of date)")
+    ed.add_argument("--title", help="headline (default: '<date> 数据更新')")
+
     from generator.workload_cli import add_workload_arguments
 
     e = sub.add_parser("estimate", help="memory per card for a workload, with the breakdown")
@@ -81,6 +86,10 @@ def _run(args: argparse.Namespace) -> int:
         from generator.diff import run_diff
 
         return run_diff(project, args.base, args.format)
+    if args.command == "edition":
+        from generator.edition import run_edition
+
+        return run_edition(project, args.base, args.date, args.title)
     if args.command in ("estimate", "recommend"):
         from generator.workload_cli import run_estimate, run_recommend
 
@@ -142,6 +151,15 @@ def _check(project, strict: bool) -> int:  # type: ignore[no-untyped-def]
     if not failed:
         print(f"OK: data valid, {len(gen.files)} generated files current.")
     return 1 if failed else 0
+
+
+def _iso_date(text: str) -> str:
+    import datetime as dt
+
+    try:
+        return dt.date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, got {text!r}") from None
 
 
 def _json(value: object) -> str:

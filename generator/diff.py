@@ -38,7 +38,7 @@ from generator.build import Generated, Project, generate
 from generator.problems import DataError, Severity, render
 from generator.recommend import Option, Recommendation
 from generator.records import Offer
-from generator.validate import DATA_FILES
+from generator.validate import DATA_FILES, OPTIONAL_FILES
 
 NO_CHANGE = "This data change alters no generated output."
 UNIT_WORDS = {"hour": "hour", "day": "day", "month": "month"}
@@ -172,7 +172,7 @@ def checkout_inputs(project: Project, commit: str, ref: str, dest: Path) -> tupl
         if kind == "blob" and mode in ("100644", "100755"):
             blobs.append((obj, name.decode("utf-8", errors="surrogateescape")))
     paths = {p for _, p in blobs}
-    missing = [_join(data_rel, f) for f in DATA_FILES if _join(data_rel, f) not in paths]
+    missing = [_join(data_rel, f) for f in DATA_FILES if _join(data_rel, f) not in paths and f not in OPTIONAL_FILES]
     if missing:
         raise DiffError(f"{ref} lacks {', '.join(missing)}; a build needs every data file, so there is nothing to compare.", 1)
     tree = dest / "tree"

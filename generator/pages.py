@@ -214,6 +214,10 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
            "本站每个规格数字和价格的来源链接与日期，以及成本计算的假设。",
            {"gpus": list(cat.gpus.values()), "offer_rows": _offer_rows(cat, cat.offers),
             "models": list(cat.models.values()), "cost_rules": cat.rules.cost}, everything)
+    latest = cat.editions[-1].date.isoformat() if cat.editions else None
+    pl.add("editions.md", "editions.md.j2", "本期变化：数据更新记录",
+           f"每次数据更新的变化：价格、规格、天梯排名和场景推荐。最近一次更新 {latest or '暂无'}。",
+           {"editions": list(reversed(cat.editions))}, ("data/editions.yaml",), lastmod=latest)
     pl.add("editor-guide.md", "editor_guide.md.j2", "编辑指南：如何维护数据",
            "如何新增 GPU、报价和场景，每个数据字段的含义、类型和取值范围，以及提交前的检查命令。",
            {"files": guide.field_docs()}, everything + ("generator/records.py", "generator/rules.py"))

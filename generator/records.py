@@ -314,6 +314,18 @@ class Pitfall(Record):
     advice: Text = Field(description="What to do instead.")
 
 
+# --------------------------------------------------------------------------- editions
+
+
+class Edition(Record):
+    """One published data update (本期变化), newest last in the file."""
+
+    date: dt.date = Field(description="Publication date, YYYY-MM-DD.")
+    title: ShortText = Field(description="Headline of the update (Chinese).")
+    base: ShortText | None = Field(default=None, description="Git commit the update was compared with.")
+    changes: list[Text] = Field(min_length=1, description="What changed, one line each (written by gpu-guide edition).")
+
+
 # --------------------------------------------------------------------------- files
 
 
@@ -345,3 +357,9 @@ class PitfallsFile(Record):
     """data/pitfalls.yaml"""
 
     pitfalls: list[Pitfall] = Field(description="Pitfalls page entries.")
+
+
+class EditionsFile(Record):
+    """data/editions.yaml"""
+
+    editions: list[Edition] = Field(description="Published data updates, oldest first.")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,8 @@ from generator.records import (
     OpenModel,
     Pitfall,
     PitfallsFile,
+    Edition,
+    EditionsFile,
     Scenario,
     ScenariosFile,
 )
@@ -41,7 +44,10 @@ DATA_FILES: dict[str, tuple[str, type[BaseModel]]] = {
     "scenarios.yaml": ("scenarios", ScenariosFile),
     "pitfalls.yaml": ("pitfalls", PitfallsFile),
     "rules.yaml": ("cost", Rules),
+    "editions.yaml": ("editions", EditionsFile),
 }
+#: Files a project may leave out; they then count as empty.
+OPTIONAL_FILES = {"editions.yaml": EditionsFile(editions=[])}
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,7 @@ class Catalogue:
     scenarios: dict[str, Scenario]
     pitfalls: list[Pitfall]
     rules: Rules
+    editions: list[Edition]
     #: data files that were read, as display names, for do-not-edit markers
     inputs: tuple[str, ...]
     #: the loaded documents by file name, so later stages can point at a line
@@ -82,6 +89,9 @@ def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Ca
     for filename, (root_key, model) in DATA_FILES.items():
         path = data_dir / filename
         name = _display(path, display_root)
+        if not path.is_file() and filename in OPTIONAL_FILES:
+            records[filename] = OPTIONAL_FILES[filename]
+            continue
         if not path.is_file():
             problems.append(Problem(name, 1, 1, "", f"file is missing; every build needs {filename} in {data_dir}"))
             continue
@@ -90,8 +100,10 @@ def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Ca
         if doc is None:
             continue
         docs[filename] = doc
+        unshowable = text_problems(doc)
         record, found = validate_document(doc, model)
-        problems += found
+        said = {p.path for p in unshowable}
+        problems += unshowable + [p for p in found if p.path not in said]
         if record is not None:
             records[filename] = record
     if len(records) != len(DATA_FILES):
@@ -103,7 +115,8 @@ def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Ca
         scenarios={s.id: s for s in records["scenarios.yaml"].scenarios},  # type: ignore[attr-defined]
         pitfalls=list(records["pitfalls.yaml"].pitfalls),  # type: ignore[attr-defined]
         rules=records["rules.yaml"],  # type: ignore[arg-type]
-        inputs=tuple(_display(data_dir / f, display_root) for f in DATA_FILES),
+        editions=list(records["editions.yaml"].editions),  # type: ignore[attr-defined]
+        inputs=tuple(_display(data_dir / f, display_root) for f in DATA_FILES if f in docs),
         docs=docs,
     )
     problems += cross_check(cat, docs)
@@ -128,6 +141,37 @@ def validate_document(doc: Document, model: type[BaseModel]) -> tuple[BaseModel 
         return model.model_validate(doc.value), []
     except ValidationError as exc:
         return None, [_problem(doc, err, model) for err in exc.errors(include_url=False)]
+
+
+#: Characters a quoted YAML escape (``"\\v"``, ``"\\x00"``, ``"\\ud800"``) can put into text
+#: that no page, SVG chart or UTF-8 file can carry: C0 controls other than tab and line
+#: breaks, lone surrogates, and the two non-characters XML forbids.
+_UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def text_problems(doc: Document) -> list[Problem]:
+    """Text values holding characters a page cannot show, at the value's line."""
+    problems: list[Problem] = []
+
+    def walk(value: Any, path: YamlPath) -> None:
+        if isinstance(value, str):
+            found = _UNSHOWABLE.search(value)
+            if found:
+                mark = doc.mark(path)
+                problems.append(
+                    Problem(doc.name, mark.line, mark.col, format_path(path),
+                            f"contains the invisible character U+{ord(found.group()):04X}, which a web page cannot "
+                            "show; remove it (it comes from a backslash escape inside quotes)")  # fmt: skip
+                )
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, (*path, key))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, (*path, i))
+
+    walk(doc.value, ())
+    return problems
 
 
 def _problem(doc: Document, err: Any, model: type[BaseModel]) -> Problem:
@@ -168,7 +212,24 @@ def _describe(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     text = str(value)
-    return f'"{text[:60]}…"' if len(text) > 60 else f'"{text}"'
+    return f'"{_one_line(text[:60])}…"' if len(text) > 60 else f'"{_one_line(text)}"'
+
+
+def _one_line(text: str) -> str:
+    """Text quoted in a message, with line breaks and other invisible characters as escapes,
+    so every problem stays on one ``file:line:col:`` line."""
+    out = []
+    for ch in text:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ch.isprintable() or ch == " ":
+            out.append(ch)
+        else:
+            out.append(f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
+    return "".join(out)
+
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def _field_names(model: type[BaseModel], loc: YamlPath) -> list[str]:
@@ -201,7 +262,7 @@ def _message(doc: Document, loc: YamlPath, err: Any, model: type[BaseModel]) -> 
     value = err.get("input")
     ctx = err.get("ctx") or {}
     scalar = doc.scalars.get(loc)
-    name = loc[-1] if loc else ""
+    name = _one_line(str(loc[-1])) if loc else ""
     if kind == "missing":
         return f'missing required field "{name}"'
     if kind == "extra_forbidden":
@@ -273,7 +334,7 @@ def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
         problems.append(Problem(doc.name, mark.line, mark.col, format_path(path), message))
 
     for filename, (key, _model) in DATA_FILES.items():
-        if filename == "rules.yaml":
+        if filename in ("rules.yaml", "editions.yaml"):
             continue
         raw_ids = [e.get("id") for e in docs[filename].value[key]]
         for i, dup in _duplicates(raw_ids):

@@ -1,0 +1,49 @@
+"""``gpu-guide edition``: a data update recorded in data/editions.yaml and shown on 本期变化."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import replace_in
+from test_diff import _own_git_environment, committed_project  # noqa: F401  (autouse fixture)
+
+from generator.build import Project, generate
+from generator.cli import main
+
+
+def test_edition_appends_the_change_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = committed_project(tmp_path)
+    replace_in(root / "data" / "offers.yaml", "    price_cny: 2\n", "    price_cny: 2.5\n")
+    assert main(["--root", str(root), "edition", "--base", "HEAD", "--date", "2026-08-01", "--title", "8 月报价"]) == 0
+    text = (root / "data" / "editions.yaml").read_text(encoding="utf-8")
+    head = text.split("editions:\n", 1)[0]
+    assert head.startswith("# yaml-language-server: $schema=schemas/editions.schema.json\n")
+    entry = text.split("editions:\n", 1)[1]
+    # ¥2/hour x 730 h = ¥1,460 -> ¥2.5/hour x 730 h = ¥1,825, +25.0%; the 4090 stays the serve-7b pick
+    # at 300 h: 2.5 x 300 + 175 + 80 + 20 = ¥1,025 (was ¥875).
+    assert entry.startswith('  - date: 2026-08-01\n    title: "8 月报价"\n    base: "')
+    assert entry.endswith(
+        '    changes:\n'
+        '      - "GeForce RTX 4090 24GB 报价 c-4090-hour：每卡每月 ¥1,460 → ¥1,825（+25.0%）"\n'
+        '      - "场景 serve-7b 月成本：¥875 → ¥1,025"\n'
+    )
+    capsys.readouterr()
+    gen = generate(Project.at(root))
+    assert [e.title for e in gen.catalogue.editions] == ["8 月报价"]
+    page = gen.files["editions.md"].decode("utf-8")
+    assert "## 2026-08-01 8 月报价" in page
+    assert "\n- GeForce RTX 4090 24GB 报价 c-4090-hour：每卡每月 ¥1,460 → ¥1,825（+25.0%）\n" in page
+
+
+def test_no_change_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = committed_project(tmp_path)
+    assert main(["--root", str(root), "edition", "--base", "HEAD"]) == 1
+    assert "nothing changed since HEAD; no edition written." in capsys.readouterr().err
+    assert not (root / "data" / "editions.yaml").exists()
+
+
+def test_bad_date_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = committed_project(tmp_path)
+    assert main(["--root", str(root), "edition", "--base", "HEAD", "--date", "2026-13-01"]) == 2
+    assert "expected a date YYYY-MM-DD, got '2026-13-01'" in capsys.readouterr().err
