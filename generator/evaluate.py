@@ -6,11 +6,11 @@ differs from what the rules compute, a warning names the scenario's line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from generator import tables
+from generator import landing, tables
 from generator.problems import Problem, Severity
 from generator.recommend import Recommendation, editor_disagreement, for_scenario
 from generator.records import Scenario
@@ -28,6 +28,8 @@ class ScenarioResult:
 class Results:
     ladder: pd.DataFrame
     scenarios: dict[str, ScenarioResult]
+    models: list[landing.ModelPage] = field(default_factory=list)  # one per model and workload
+    pairs: list[landing.Comparison] = field(default_factory=list)  # GPU comparisons that get a page
 
 
 def evaluate(cat: Catalogue) -> Results:
@@ -36,7 +38,9 @@ def evaluate(cat: Catalogue) -> Results:
     for s in cat.scenarios.values():
         rec = for_scenario(cat, s)
         scenarios[s.id] = ScenarioResult(s, rec, editor_disagreement(s, rec))
-    return Results(ladder=tables.ladder(cat), scenarios=scenarios)
+    results = Results(ladder=tables.ladder(cat), scenarios=scenarios)
+    # Landing pages reuse the ladder and the scenario results computed above.
+    return replace(results, models=landing.model_pages(cat), pairs=landing.comparison_pairs(cat, results))
 
 
 def editor_warnings(cat: Catalogue, results: Results) -> list[Problem]:

@@ -12,15 +12,18 @@ alternatives. With 17 GPUs that is a few dozen pages, not 136.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 from itertools import combinations
 
 from generator import memory
 from generator.estimate import MAX_CARDS, arch_for, size_workload
-from generator.evaluate import Results
 from generator.memory import Estimate, Request
 from generator.records import Delivery, Gpu, ModelKind, OpenModel, Precision, Workload
 from generator.recommend import Constraints, Option, Recommendation, recommend
 from generator.validate import Catalogue
+
+if TYPE_CHECKING:
+    from generator.evaluate import Results
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ class Comparison:
         return f"{self.a.id}-vs-{self.b.id}"
 
 
-def comparison_pairs(cat: Catalogue, results: Results) -> list[Comparison]:
+def comparison_pairs(cat: Catalogue, results: "Results") -> list[Comparison]:
     """The pairs that get a page, better-ranked GPU first, in ladder order."""
     rank = {row["id"]: int(row["rank"]) for row in results.ladder.to_dict("records")}
     gap = cat.rules.pages.compare_max_rank_gap
@@ -132,7 +135,7 @@ class JobRow:
     b: Option | None
 
 
-def job_rows(cat: Catalogue, results: Results, pair: Comparison) -> list[JobRow]:
+def job_rows(cat: Catalogue, results: "Results", pair: Comparison) -> list[JobRow]:
     rows = []
     for sid in cat.rules.pages.compare_reference_scenarios:
         r = results.scenarios.get(sid)

@@ -184,8 +184,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
     scenario_rows = [
         {"scenario": r.scenario, "rec": r.rec, "model": cat.models[r.scenario.model]} for r in results.scenarios.values()
     ]
-    models = landing.model_pages(cat)
-    pairs = landing.comparison_pairs(cat, results)
+    models, pairs = results.models, results.pairs
     hour_price = {row["id"]: row["hour_low"] for row in ladder}
     everything = cat.inputs
     specs_prices = ("data/gpus.yaml", "data/offers.yaml", "data/rules.yaml")
