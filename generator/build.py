@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.evaluate import Results, editor_warnings, evaluate
-from generator.output import plan, stage_docs, swap_in
+from generator.output import plan, site_stage_for, stage_docs, swap_all
 from generator.pages import generated_files, site_url_of
 from generator.problems import DataError, Problem, errors
 from generator.site import build_site
@@ -64,14 +64,12 @@ def build(project: Project, *, site: bool = True) -> Generated:
     """Regenerate docs/ and (unless ``site`` is False) build site/ with MkDocs, atomically."""
     gen = generate(project)
     docs_stage = stage_docs(project.docs, gen.files)
-    site_stage = project.site.with_name(f".site-staging-{docs_stage.name.rsplit('-', 1)[-1]}")
+    site_stage = site_stage_for(docs_stage, project.site)
     try:
         if site:
             shutil.rmtree(site_stage, ignore_errors=True)
             build_site(project.config, docs_stage, site_stage, gen.catalogue.as_of)
-        swap_in(docs_stage, project.docs)
-        if site:
-            swap_in(site_stage, project.site)
+        swap_all([(docs_stage, project.docs)] + ([(site_stage, project.site)] if site else []))
     finally:
         shutil.rmtree(docs_stage, ignore_errors=True)
         shutil.rmtree(site_stage, ignore_errors=True)

@@ -22,6 +22,8 @@ from generator.output import MARKER  # noqa: E402
 _STYLE = {
     "svg.hashsalt": "gpu-guide",
     "svg.fonttype": "none",
+    # GPU names are data, not TeX: "$" must never start mathtext (an odd "$\\frac{$" would crash).
+    "text.parse_math": False,
     "font.family": ["DejaVu Sans"],
     "font.size": 10,
     "axes.spines.top": False,

@@ -56,7 +56,7 @@ def model_workloads(model: OpenModel) -> list[Workload]:
 
 
 def model_page(cat: Catalogue, model: OpenModel, workload: Workload) -> ModelPage:
-    spec = cat.rules.pages.model_pages[workload.value]  # type: ignore[index]
+    spec = getattr(cat.rules.pages.model_pages, workload.value)
     req = Request(
         workload=workload,
         arch=arch_for(model, cat.rules),
@@ -77,7 +77,7 @@ def model_pages(cat: Catalogue) -> list[ModelPage]:
 
 def cards_to_fit(cat: Catalogue, gpu: Gpu) -> list[tuple[OpenModel, int | None]]:
     """For each LLM, the fewest cards of ``gpu`` that serve it (model-page inference workload)."""
-    spec = cat.rules.pages.model_pages["inference"]
+    spec = cat.rules.pages.model_pages.inference
     out = []
     for m in cat.models.values():
         if m.kind is not ModelKind.llm:

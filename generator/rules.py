@@ -289,12 +289,19 @@ class ModelPageWorkload(_Section):
     job_tokens_b: float | None = Field(default=None, gt=0, description="Training: tokens of the reference job, billions.")
 
 
+class ModelPageKinds(_Section):
+    """One workload definition per kind of model page; all four are required."""
+
+    inference: ModelPageWorkload = Field(description="Serving one user.")
+    lora: ModelPageWorkload = Field(description="LoRA fine-tuning.")
+    qlora: ModelPageWorkload = Field(description="QLoRA fine-tuning.")
+    full: ModelPageWorkload = Field(description="Full fine-tuning.")
+
+
 class PageRules(_Section):
     """Editorial defaults of the generated landing pages (model pages, comparisons)."""
 
-    model_pages: dict[Literal["inference", "lora", "qlora", "full"], ModelPageWorkload] = Field(
-        description="Workload per model page kind."
-    )
+    model_pages: ModelPageKinds = Field(description="Workload per model page kind.")
     fit_card_counts: list[int] = Field(min_length=1, description="Card counts shown in 'which models fit' tables.")
     compare_max_rank_gap: int = Field(ge=1, description="Compare GPUs at most this many ladder places apart.")
     compare_reference_scenarios: list[str] = Field(

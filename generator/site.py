@@ -54,6 +54,7 @@ def build_site(config_file: Path, docs_dir: Path, out_dir: Path, as_of: dt.date)
     logger.addHandler(handler)
     try:
         config = load_config(str(config_file), docs_dir=str(docs_dir), site_dir=str(out_dir), strict=True)
+        config.plugins["gpu-guide-meta"] = _attribute_safe_meta()
         config.plugins.on_startup(command="build", dirty=False)
         try:
             build(config)
@@ -63,6 +64,28 @@ def build_site(config_file: Path, docs_dir: Path, out_dir: Path, as_of: dt.date)
         raise SiteBuildError(handler.messages + [f"mkdocs: {exc}"]) from None
     finally:
         logger.removeHandler(handler)
+
+
+def _attribute_safe_meta():  # type: ignore[no-untyped-def]
+    """A plugin that makes front matter descriptions safe inside a quoted attribute.
+
+    Material writes ``<meta name="description" content="{{ page.meta.description }}">``
+    without escaping, so a ``"`` in a description (from a scenario summary, say, or a
+    hand-written page) would end the attribute and let the rest become attributes.
+    Generated front matter is already free of ``<``, ``>`` and ``&``
+    (:func:`generator.escape.yaml_str`); quotes become character references here, for
+    every page.
+    """
+    from mkdocs.plugins import BasePlugin
+
+    class AttributeSafeMeta(BasePlugin):  # type: ignore[type-arg]
+        def on_page_markdown(self, markdown, page, config, files):  # type: ignore[no-untyped-def]
+            value = page.meta.get("description")
+            if isinstance(value, str):
+                page.meta["description"] = value.replace('"', "&quot;").replace("'", "&#39;")
+            return markdown
+
+    return AttributeSafeMeta()
 
 
 def _quiet_jieba() -> None:
