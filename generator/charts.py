@@ -59,34 +59,27 @@ def ladder_chart(frame: pd.DataFrame) -> bytes:
         return _svg(fig, "GPU 天梯图")
 
 
-def price_performance_chart(frame: pd.DataFrame) -> bytes:
-    """Monthly price per card against dense TFLOPS, for GPUs that have a price."""
-    priced = frame.dropna(subset=["month_low"])
-    with plt.rc_context(_STYLE), warnings.catch_warnings():
-        # DejaVu has no CJK glyphs; layout still works and the browser draws them.
-        warnings.simplefilter("ignore", UserWarning)
-        fig, ax = plt.subplots(figsize=(8, 5))
-        for _, row in priced.iterrows():
-            ax.scatter(row["tensor_tflops"], row["month_low"], color=_COLORS.get(row["vendor"], "#888888"))
-            ax.annotate(row["name"], (row["tensor_tflops"], row["month_low"]), fontsize=7,
-                        xytext=(4, 3), textcoords="offset points")  # fmt: skip
-        ax.set_xlabel("稠密 BF16/FP16 Tensor TFLOPS")
-        ax.set_ylabel("最低月租（元/卡）")
-        fig.tight_layout()
-        return _svg(fig, "价格与算力")
-
-
-def memory_bandwidth_chart(frame: pd.DataFrame) -> bytes:
-    """Memory size against memory bandwidth."""
+def _scatter(frame: pd.DataFrame, x: str, y: str, xlabel: str, ylabel: str, title: str) -> bytes:
+    """One labelled point per GPU, coloured by vendor."""
     with plt.rc_context(_STYLE), warnings.catch_warnings():
         # DejaVu has no CJK glyphs; layout still works and the browser draws them.
         warnings.simplefilter("ignore", UserWarning)
         fig, ax = plt.subplots(figsize=(8, 5))
         for _, row in frame.iterrows():
-            ax.scatter(row["memory_gb"], row["memory_bandwidth_gbps"], color=_COLORS.get(row["vendor"], "#888888"))
-            ax.annotate(row["name"], (row["memory_gb"], row["memory_bandwidth_gbps"]), fontsize=7,
-                        xytext=(4, 3), textcoords="offset points")  # fmt: skip
-        ax.set_xlabel("显存容量（GB）")
-        ax.set_ylabel("显存带宽（GB/s）")
+            ax.scatter(row[x], row[y], color=_COLORS.get(row["vendor"], "#888888"))
+            ax.annotate(row["name"], (row[x], row[y]), fontsize=7, xytext=(4, 3), textcoords="offset points")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
         fig.tight_layout()
-        return _svg(fig, "显存容量与带宽")
+        return _svg(fig, title)
+
+
+def price_performance_chart(frame: pd.DataFrame) -> bytes:
+    """Monthly price per card against dense TFLOPS, for GPUs that have a price."""
+    priced = frame.dropna(subset=["month_low"])
+    return _scatter(priced, "tensor_tflops", "month_low", "稠密 BF16/FP16 Tensor TFLOPS", "最低月租（元/卡）", "价格与算力")
+
+
+def memory_bandwidth_chart(frame: pd.DataFrame) -> bytes:
+    """Memory size against memory bandwidth."""
+    return _scatter(frame, "memory_gb", "memory_bandwidth_gbps", "显存容量（GB）", "显存带宽（GB/s）", "显存容量与带宽")

@@ -54,6 +54,13 @@ class DiffError(Exception):
         self.status = status
         self.details = details
 
+    def report(self, command: str) -> int:
+        """Print the details (e.g. data problems at REF) and the reason; return the exit status."""
+        if self.details:
+            print(self.details, file=sys.stderr)
+        print(f"{command}: {self}", file=sys.stderr)
+        return self.status
+
 
 # --------------------------------------------------------------------------- entry point
 
@@ -63,10 +70,7 @@ def run_diff(project: Project, base: str, fmt: str = "markdown") -> int:
     try:
         report = diff_report(project, base)
     except DiffError as exc:
-        if exc.details:
-            print(exc.details, file=sys.stderr)
-        print(f"gpu-guide diff: {exc}", file=sys.stderr)
-        return exc.status
+        return exc.report("gpu-guide diff")
     if fmt == "json":
         print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))
     else:

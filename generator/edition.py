@@ -59,8 +59,9 @@ def change_lines(report: dict[str, Any], names: dict[str, str]) -> list[str]:
 
 def entry_yaml(date: str, title: str, base: str, lines: list[str]) -> str:
     """One list item of editions.yaml, every string double-quoted (safe for any text)."""
-    items = "".join(f"      - {escape.yaml_str(line)}\n" for line in lines)
-    return f"  - date: {date}\n    title: {escape.yaml_str(title)}\n    base: {escape.yaml_str(base)}\n    changes:\n{items}"
+    q = escape.yaml_data
+    items = "".join(f"      - {q(line)}\n" for line in lines)
+    return f"  - date: {date}\n    title: {q(title)}\n    base: {q(base)}\n    changes:\n{items}"
 
 
 def run_edition(project: Project, base: str, date: str | None, title: str | None) -> int:
@@ -70,10 +71,7 @@ def run_edition(project: Project, base: str, date: str | None, title: str | None
     try:
         report = diff_report(project, base)
     except DiffError as exc:
-        if exc.details:
-            print(exc.details, file=sys.stderr)
-        print(f"gpu-guide edition: {exc}", file=sys.stderr)
-        return exc.status
+        return exc.report("gpu-guide edition")
     if report["unchanged"]:
         print(f"gpu-guide edition: nothing changed since {base}; no edition written.", file=sys.stderr)
         return 1

@@ -98,6 +98,11 @@ def yaml_str(value: Any) -> str:
     return json.dumps(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"), ensure_ascii=False)
 
 
+def yaml_data(value: Any) -> str:
+    """A double-quoted YAML scalar holding ``value`` exactly (for data files we write)."""
+    return json.dumps(str(value), ensure_ascii=False)
+
+
 def front_matter(value: Any) -> str:
     """A double-quoted YAML scalar that is safe as HTML text and inside a quoted attribute."""
     return json.dumps(html_text(" ".join(str(value).split())), ensure_ascii=False)
