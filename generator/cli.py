@@ -27,6 +27,8 @@ def _parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="validate, lint, and fail if committed generated pages are stale")
     c.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    c.add_argument("--max-price-age", type=int, default=180, metavar="DAYS",
+                   help="warn about prices older than this (default 180)")  # fmt: skip
 
     d = sub.add_parser("diff", help="Markdown report of what changed in generated results since a git ref")
     d.add_argument("--base", required=True, help="git ref to compare with, e.g. origin/main")
@@ -81,7 +83,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "build":
         return _build(project, site=not args.no_site)
     if args.command == "check":
-        return _check(project, strict=args.strict)
+        return _check(project, strict=args.strict, max_price_age=args.max_price_age)
     if args.command == "diff":
         from generator.diff import run_diff
 
@@ -123,7 +125,7 @@ def _build(project, site: bool) -> int:  # type: ignore[no-untyped-def]
     return 0
 
 
-def _check(project, strict: bool) -> int:  # type: ignore[no-untyped-def]
+def _check(project, strict: bool, max_price_age: int = 180) -> int:  # type: ignore[no-untyped-def]
     from generator.build import stale_files
     from generator.lint import lint
 
@@ -132,7 +134,7 @@ def _check(project, strict: bool) -> int:  # type: ignore[no-untyped-def]
     gen, stale = stale_files(project)
     # Projects without committed schemas (fixture sites) have nothing to keep current.
     schemas = stale_schemas(project.root) if (project.data / "schemas").is_dir() else []
-    problems = gen.warnings + lint(gen.catalogue, gen.results)
+    problems = gen.warnings + lint(gen.catalogue, gen.results, max_price_age_days=max_price_age)
     if problems:
         print(render(problems), file=sys.stderr)
     failed = False

@@ -22,8 +22,10 @@ MAX_TENSOR_TO_FP32 = 16.0
 PRICE_OUTLIER_FACTOR = 3.0
 
 
-def lint(cat: Catalogue, results: Results, today: dt.date | None = None) -> list[Problem]:
-    """All lint findings, in file order."""
+def lint(
+    cat: Catalogue, results: Results, today: dt.date | None = None, max_price_age_days: int = MAX_PRICE_AGE_DAYS
+) -> list[Problem]:
+    """All lint findings, in file order. Prices older than ``max_price_age_days`` are stale."""
     today = today or dt.date.today()
     out: list[Problem] = []
     warn = Severity.warning
@@ -49,9 +51,9 @@ def lint(cat: Catalogue, results: Results, today: dt.date | None = None) -> list
     used = {o.gpu.id for r in results.scenarios.values() for o in r.rec.options if o.eligible}
     for i, o in enumerate(cat.offers):
         age = (today - o.as_of).days
-        if age > MAX_PRICE_AGE_DAYS:
+        if age > max_price_age_days:
             out.append(cat.locate("offers.yaml", ("offers", i, "as_of"),
-                f"price is {age} days old (over {MAX_PRICE_AGE_DAYS}); check it and update as_of", warn))  # fmt: skip
+                f"price is {age} days old (over {max_price_age_days}); check it and update as_of", warn))  # fmt: skip
         if o.as_of > today:
             out.append(cat.locate("offers.yaml", ("offers", i, "as_of"), "date is in the future", Severity.error))
         peers = groups[(o.gpu, o.delivery.value)]

@@ -15,6 +15,7 @@ from generator import cost as costs
 from generator.evaluate import Results
 from generator.records import Delivery, GpuFigure, Offer
 from generator.output import MARKER
+from generator.recommend import links_cards
 from generator.render import Page, cny, environment, num, render_page
 from generator.validate import Catalogue
 
@@ -252,7 +253,8 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
                 "gpu_count": len(cat.gpus), "spec_rows": [(n, FIGURE_NAMES[n], d) for n, d in SPEC_ROWS],
                 "field_sources": {k.value: v for k, v in gpu.field_sources.items()},
                 "fits": landing.cards_to_fit(cat, gpu), "fit_counts": cat.rules.pages.fit_card_counts,
-                "comparisons": landing.comparisons_for(pairs, gpu.id), "pitfalls": gpu_pitfalls[gpu.id]},
+                "comparisons": landing.comparisons_for(pairs, gpu.id), "pitfalls": gpu_pitfalls[gpu.id],
+                "ranges": _delivery_ranges(cat, offers), "links_cards": links_cards},
                ("data/gpus.yaml", "data/offers.yaml", "data/models.yaml", "data/scenarios.yaml"),
                trail=(GPUS,), extra_ld=(_product_ld(cat, gpu, offers, site_url),), lastmod=lastmod)  # fmt: skip
 
@@ -272,6 +274,19 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
                 "spec_rows": [(n, FIGURE_NAMES[n], d) for n, d in SPEC_ROWS]},
                specs_prices + ("data/scenarios.yaml",), trail=(COMPARE,), extra_ld=(_faq_ld([(question, text)]),))  # fmt: skip
     return pl.pages
+
+
+def _delivery_ranges(cat: Catalogue, offers: list[Offer]) -> list[dict[str, Any]]:
+    """Per delivery form: lowest and highest price per card-month, and how many offers."""
+    rules = cat.rules.cost
+    out = []
+    for d in Delivery:
+        mine = [o for o in offers if o.delivery is d]
+        if mine:
+            lows = [costs.card_month_cny(o, rules, o.price_low_cny or o.price_cny) for o in mine]
+            highs = [costs.card_month_cny(o, rules, o.price_high_cny or o.price_cny) for o in mine]
+            out.append({"delivery": d.value, "low": min(lows), "high": max(highs), "count": len(mine)})
+    return out
 
 
 def _home_description(cat: Catalogue) -> str:

@@ -106,6 +106,7 @@ def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Ca
         problems += unshowable + [p for p in found if p.path not in said]
         if record is not None:
             records[filename] = record
+    problems += reference_check(docs)
     if len(records) != len(DATA_FILES):
         return None, problems
     cat = Catalogue(
@@ -324,8 +325,26 @@ def _message(doc: Document, loc: YamlPath, err: Any, model: type[BaseModel]) -> 
 # --------------------------------------------------------------------------- pass 2
 
 
-def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
-    """Unique ids and every reference between files."""
+def _entries(docs: dict[str, Document], filename: str, key: str) -> list[Any] | None:
+    """The raw list under ``key`` of a loaded file, or None when the file did not load."""
+    doc = docs.get(filename)
+    if doc is None or not isinstance(doc.value, dict) or not isinstance(doc.value.get(key), list):
+        return None
+    return doc.value[key]
+
+
+def _ids(entries: list[Any] | None) -> list[str] | None:
+    if entries is None:
+        return None
+    return [e["id"] for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str)]
+
+
+def reference_check(docs: dict[str, Document]) -> list[Problem]:
+    """Unique ids and every reference between files, on the raw documents.
+
+    Runs even when some records failed their schema, so one run reports schema errors and
+    broken references together. A reference into a file that did not load is not checked.
+    """
     problems: list[Problem] = []
 
     def at(filename: str, path: YamlPath, message: str) -> None:
@@ -333,33 +352,58 @@ def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
         mark = doc.mark(path)
         problems.append(Problem(doc.name, mark.line, mark.col, format_path(path), message))
 
+    def field(entry: Any, name: str) -> Any:
+        return entry.get(name) if isinstance(entry, dict) else None
+
     for filename, (key, _model) in DATA_FILES.items():
-        if filename in ("rules.yaml", "editions.yaml"):
-            continue
-        raw_ids = [e.get("id") for e in docs[filename].value[key]]
+        raw_ids = [field(e, "id") for e in (_entries(docs, filename, key) or [])]
+        raw_ids = [v if isinstance(v, (str, int, float, bool)) else None for v in raw_ids]
         for i, dup in _duplicates(raw_ids):
+            if dup is None:
+                continue
             first = raw_ids.index(dup)
             line = docs[filename].mark((key, first, "id")).line
             at(filename, (key, i, "id"), f'duplicate id "{dup}" (first used at line {line}); ids must be unique')
 
-    def ref(filename: str, path: YamlPath, value: str, known: Iterable[str], what: str) -> None:
-        known = list(known)
-        if value not in known:
-            close = difflib.get_close_matches(value, known, n=1, cutoff=0.6)
-            hint = f'; did you mean "{close[0]}"?' if close else f" in {what}"
-            at(filename, path, f'unknown {what.split(".")[0].rstrip("s")} id "{value}"{hint}')
+    known = {
+        "gpus.yaml": _ids(_entries(docs, "gpus.yaml", "gpus")),
+        "models.yaml": _ids(_entries(docs, "models.yaml", "models")),
+        "scenarios.yaml": _ids(_entries(docs, "scenarios.yaml", "scenarios")),
+    }
 
-    for i, o in enumerate(cat.offers):
-        ref("offers.yaml", ("offers", i, "gpu"), o.gpu, cat.gpus, "gpus.yaml")
-    for i, s in enumerate(cat.scenarios.values()):
-        ref("scenarios.yaml", ("scenarios", i, "model"), s.model, cat.models, "models.yaml")
-        if s.editor_pick is not None:
-            ref("scenarios.yaml", ("scenarios", i, "editor_pick", "gpu"), s.editor_pick.gpu, cat.gpus, "gpus.yaml")
+    def ref(filename: str, path: YamlPath, value: Any, target: str) -> None:
+        ids = known[target]
+        if ids is None or not isinstance(value, str) or value in ids:
+            return
+        close = difflib.get_close_matches(value, ids, n=1, cutoff=0.6)
+        hint = f'; did you mean "{close[0]}"?' if close else f" in {target}"
+        at(filename, path, f'unknown {target.split(".")[0].rstrip("s")} id "{value}"{hint}')
+
+    for i, o in enumerate(_entries(docs, "offers.yaml", "offers") or []):
+        ref("offers.yaml", ("offers", i, "gpu"), field(o, "gpu"), "gpus.yaml")
+    for i, sc in enumerate(_entries(docs, "scenarios.yaml", "scenarios") or []):
+        ref("scenarios.yaml", ("scenarios", i, "model"), field(sc, "model"), "models.yaml")
+        ref("scenarios.yaml", ("scenarios", i, "editor_pick", "gpu"), field(field(sc, "editor_pick"), "gpu"), "gpus.yaml")
+    for i, pf in enumerate(_entries(docs, "pitfalls.yaml", "pitfalls") or []):
+        gpus = field(pf, "gpus")
+        for j, g in enumerate(gpus if isinstance(gpus, list) else []):
+            ref("pitfalls.yaml", ("pitfalls", i, "gpus", j), g, "gpus.yaml")
+        ref("pitfalls.yaml", ("pitfalls", i, "scenario"), field(pf, "scenario"), "scenarios.yaml")
+    if "rules.yaml" in docs:
+        refs = field(field(docs["rules.yaml"].value, "pages"), "compare_reference_scenarios")
+        for j, sid in enumerate(refs if isinstance(refs, list) else []):
+            ref("rules.yaml", ("pages", "compare_reference_scenarios", j), sid, "scenarios.yaml")
+    return problems
+
+
+def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
+    """Checks across fields of valid records that the schema cannot express."""
+    problems: list[Problem] = []
+
+    def at(filename: str, path: YamlPath, message: str) -> None:
+        problems.append(cat.locate(filename, path, message))
+
     for i, p in enumerate(cat.pitfalls):
-        for j, g in enumerate(p.gpus):
-            ref("pitfalls.yaml", ("pitfalls", i, "gpus", j), g, cat.gpus, "gpus.yaml")
-        if p.scenario is not None:
-            ref("pitfalls.yaml", ("pitfalls", i, "scenario"), p.scenario, cat.scenarios, "scenarios.yaml")
         if p.evidence.value == "figures" and not (p.gpus and p.figures):
             at("pitfalls.yaml", ("pitfalls", i, "evidence"), "evidence: figures needs both gpus and figures")
         if p.evidence.value in ("hidden_costs", "overkill") and p.scenario is None:

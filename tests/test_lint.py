@@ -103,3 +103,14 @@ def test_check_strict_fails_on_warnings_and_annotates_under_actions(
         "::warning file=data/gpus.yaml,line=17,col=23::gpus[0].fp8_tflops_dense: FP8 (660.6) is more than twice "
         "BF16 (165.2); check for a sparse figure"
     ) in err.splitlines()
+
+
+def test_price_age_is_configurable(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from generator.build import build
+
+    replace_in(mini / "data" / "offers.yaml", "as_of: 2026-06-01", "as_of: 2025-06-01")
+    build(Project.at(mini), site=False)
+    gen = generate(Project.at(mini))
+    assert lint(gen.catalogue, gen.results, today=TODAY, max_price_age_days=500) == []
+    main(["--root", str(mini), "check", "--max-price-age", "100000"])
+    assert "days old" not in capsys.readouterr().err

@@ -96,3 +96,20 @@ def test_loader_problems_come_through(tmp_path: Path) -> None:
             'data/offers.yaml:6:5: offers[0].cards: duplicate key "cards" (first at line 5); remove one of them',
         ]
     )
+
+
+def test_schema_errors_and_broken_references_in_one_run(tmp_path: Path) -> None:
+    def edit(data: Path) -> None:
+        replace_in(data / "offers.yaml", "price_cny: 2\n", "price_cny: -2\n")
+        replace_in(data / "offers.yaml", "gpu: a100-sxm-80g", "gpu: a100-sxm-8g")
+        replace_in(data / "scenarios.yaml", "    batch: 4\n", "    batch: four\n")
+        replace_in(data / "scenarios.yaml", "model: llama-2-13b", "model: llama-3-13b")
+
+    assert problems_after(tmp_path, edit) == "\n".join(
+        [
+            "data/offers.yaml:6:16: offers[0].price_cny: must be above 0, got -2",
+            'data/offers.yaml:12:10: offers[1].gpu: unknown gpu id "a100-sxm-8g"; did you mean "a100-sxm-80g"?',
+            'data/scenarios.yaml:9:12: scenarios[0].batch: expected a whole number, got text "four"',
+            'data/scenarios.yaml:19:12: scenarios[1].model: unknown model id "llama-3-13b"; did you mean "llama-2-13b"?',
+        ]
+    )
