@@ -12,56 +12,22 @@ from typing import Any
 
 from generator import charts, guide, landing, tables
 from generator import cost as costs
+from generator.calculator import calculator_data
 from generator.evaluate import Results
+from generator.names import DELIVERY_NAMES, FIGURE_NAMES, FORM_NAMES, SITE_NAME, WORKLOAD_NAMES
 from generator.records import Delivery, GpuFigure, Offer
 from generator.output import MARKER
 from generator.recommend import links_cards
-from generator.render import Page, cny, environment, num, render_page
+from generator.render import Page, cny, environment, num, price_label, render_page
 from generator.validate import Catalogue
 
-SITE_NAME = "GPU 算力租赁选型指南"
 
-DELIVERY_NAMES = {"container": "容器实例", "bare_metal": "裸金属", "unspecified": "未注明"}
-WORKLOAD_NAMES = {
-    "inference": "推理",
-    "lora": "LoRA 微调",
-    "qlora": "QLoRA 微调",
-    "full": "全参数微调",
-    "pretrain": "预训练",
-}
-FORM_NAMES = {"sxm": "SXM 模组", "pcie": "PCIe 插卡", "oam": "OAM 模组", "nvl": "NVL 双卡桥接 PCIe 卡"}
-UNIT_NAMES = {"hour": "时", "day": "天", "month": "月"}
-FIGURE_NAMES = {
-    GpuFigure.memory_gb.value: "显存 (GB)",
-    GpuFigure.memory_type.value: "显存类型",
-    GpuFigure.memory_bandwidth_gbps.value: "显存带宽 (GB/s)",
-    GpuFigure.fp32_tflops.value: "FP32 (TFLOPS)",
-    GpuFigure.fp64_tflops.value: "FP64 (TFLOPS)",
-    GpuFigure.fp16_tflops_dense.value: "稠密 FP16 Tensor (TFLOPS)",
-    GpuFigure.bf16_tflops_dense.value: "稠密 BF16 Tensor (TFLOPS)",
-    GpuFigure.fp8_tflops_dense.value: "稠密 FP8 Tensor (TFLOPS)",
-    GpuFigure.int8_tops_dense.value: "稠密 INT8 Tensor (TOPS)",
-    GpuFigure.tdp_w.value: "功耗 (W)",
-    GpuFigure.interconnect.value: "卡间互联",
-    GpuFigure.interconnect_gbps.value: "互联带宽 (GB/s)",
-    GpuFigure.pcie_gen.value: "PCIe 代数",
-    GpuFigure.release_year.value: "发布年份",
-}
 #: (figure, digits) in the order GPU pages list them
 SPEC_ROWS = [
     ("memory_gb", 0), ("memory_type", 0), ("memory_bandwidth_gbps", 0), ("bf16_tflops_dense", 1),
     ("fp16_tflops_dense", 1), ("fp8_tflops_dense", 1), ("int8_tops_dense", 1), ("fp32_tflops", 1),
     ("fp64_tflops", 1), ("tdp_w", 0), ("interconnect", 0), ("interconnect_gbps", 0), ("pcie_gen", 0),
 ]  # fmt: skip
-
-
-def price_label(offer: Offer) -> str:
-    """'¥1.96/时' or '¥6,000–9,000/月'."""
-    unit = UNIT_NAMES[offer.unit.value]
-    digits = 2 if offer.unit.value == "hour" else 0
-    if offer.price_cny is not None:
-        return f"{cny(offer.price_cny, digits)}/{unit}"
-    return f"{cny(offer.price_low_cny, digits)}–{num(offer.price_high_cny, digits)}/{unit}"
 
 
 def _ladder_rows(cat: Catalogue, results: Results) -> list[dict[str, Any]]:
@@ -214,6 +180,9 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
            "本站每个规格数字和价格的来源链接与日期，以及成本计算的假设。",
            {"gpus": list(cat.gpus.values()), "offer_rows": _offer_rows(cat, cat.offers),
             "models": list(cat.models.values()), "cost_rules": cat.rules.cost}, everything)
+    pl.add("calculator.md", "calculator.md.j2", "GPU 选型与成本计算器",
+           "选择模型和用法，填入每月使用小时、数据盘和流量，按本站报价实时算出每款 GPU 需要几张卡和每月总成本。",
+           {"data": calculator_data(cat, results)}, everything, hide_toc=True)
     latest = cat.editions[-1].date.isoformat() if cat.editions else None
     pl.add("editions.md", "editions.md.j2", "本期变化：数据更新记录",
            f"每次数据更新的变化：价格、规格、天梯排名和场景推荐。最近一次更新 {latest or '暂无'}。",

@@ -15,7 +15,9 @@ from typing import Any
 import jinja2
 
 from generator import escape
+from generator.names import UNIT_NAMES
 from generator.output import MARKER
+from generator.records import Offer
 
 
 @dataclass(frozen=True)
@@ -98,3 +100,12 @@ def gib(value: float | None) -> str:
 
 def pct(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.0f}%"
+
+
+def price_label(offer: Offer) -> str:
+    """'¥1.96/时' or '¥6,000–9,000/月'."""
+    unit = UNIT_NAMES[offer.unit.value]
+    digits = 2 if offer.unit.value == "hour" else 0
+    if offer.price_cny is not None:
+        return f"{cny(offer.price_cny, digits)}/{unit}"
+    return f"{cny(offer.price_low_cny, digits)}–{num(offer.price_high_cny, digits)}/{unit}"

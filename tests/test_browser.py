@@ -96,3 +96,56 @@ def test_rank_column_starts_in_ladder_order(page, server: str) -> None:  # type:
     page.wait_for_selector("article table[data-sortable]")
     ranks = [int(t) for t in column(page, 0)]
     assert ranks == list(range(1, len(ranks) + 1))
+
+
+def expected_rows(built_site: Path, workload: str, hours: float, disk: float, egress: float) -> list[tuple[str, float]]:
+    """The calculator's ranking computed with generator.cost, for comparison with the browser."""
+    from generator import cost
+    from generator.build import Project, generate
+    from generator.calculator import calculator_data
+    from generator.records import Delivery
+
+    gen = generate(Project.at(built_site))
+    data = calculator_data(gen.catalogue, gen.results)
+    w = next(x for x in data["workloads"] if x["id"] == workload)
+    rows = []
+    for o in w["options"]:
+        offers, _ = cost.matching_offers(gen.catalogue.offers, o["gpu"], Delivery(o["delivery"]))
+        best = cost.cheapest(offers, o["cards"], hours, disk, egress, True, gen.catalogue.rules.cost)
+        if best is not None:
+            rows.append((o["gpu"], best.total, o["cards"]))
+    rows.sort(key=lambda r: (r[1], r[2], r[0]))
+    return [(g, round(t, 2)) for g, t, _ in rows]
+
+
+def calc_rows(page) -> list[tuple[str, float]]:  # type: ignore[no-untyped-def]
+    return page.eval_on_selector_all(
+        "#calc-table tbody tr",
+        "rows => rows.map(r => [r.dataset.gpu, parseFloat(r.querySelector('[data-total]').dataset.total)])",
+    )
+
+
+def test_calculator_prices_like_the_generator(page, server: str, built_site: Path) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server}/calculator/?w=qwen2.5-7b-inference&hours=200")
+    page.wait_for_selector("#calc-table tbody tr")
+    got = [(g, round(t, 2)) for g, t in calc_rows(page)]
+    assert got == expected_rows(built_site, "qwen2.5-7b-inference", 200, 500, 100)
+    assert page.text_content("#calc-summary").startswith("最省钱：")
+    # The reader changes the inputs: the table follows, still matching the generator.
+    page.fill("#calc-hours", "730")
+    page.fill("#calc-disk", "2000")
+    page.fill("#calc-egress", "0")
+    got = [(g, round(t, 2)) for g, t in calc_rows(page)]
+    assert got == expected_rows(built_site, "qwen2.5-7b-inference", 730, 2000, 0)
+
+
+def test_calculator_filters(page, server: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server}/calculator/?w=llama-2-70b-full")
+    page.wait_for_selector("#calc-table tbody tr")
+    page.check("#calc-domestic")
+    gpus = [g for g, _ in calc_rows(page)]
+    assert gpus and set(gpus) <= {"ascend-910b", "br100"}
+    page.uncheck("#calc-domestic")
+    page.fill("#calc-budget", "1")
+    assert calc_rows(page) == []
+    assert page.text_content("#calc-summary") == "没有满足条件的方案。"

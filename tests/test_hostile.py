@@ -307,8 +307,9 @@ def test_no_markup_from_data(pages: dict[str, Page]) -> None:
     problems = []
     for name, page in pages.items():
         for kind, body in page.scripts:
-            if kind == "application/ld+json":
-                # a data block, never run: it must be JSON whose strings hold the payloads
+            if kind in ("application/ld+json", "application/json"):
+                # a data block (JSON-LD, the calculator's data), never run: it must be JSON
+                # whose strings hold the payloads
                 try:
                     json.loads(body)
                 except ValueError as exc:
