@@ -14,6 +14,7 @@ from generator import charts, guide, landing, tables
 from generator import cost as costs
 from generator.calculator import calculator_data
 from generator.evaluate import Results
+from generator.lint import MAX_PRICE_AGE_DAYS
 from generator.names import DELIVERY_NAMES, FIGURE_NAMES, FORM_NAMES, SITE_NAME, WORKLOAD_NAMES
 from generator.records import Delivery, GpuFigure, Offer
 from generator.output import MARKER
@@ -69,9 +70,20 @@ def _offer_rows(cat: Catalogue, offers: list[Offer]) -> list[dict[str, Any]]:
             "gpu": cat.gpus[o.gpu],
             "price_label": price_label(o),
             "card_month": costs.card_month_cny(o, cat.rules.cost),
+            "date_label": date_label(cat, o),
         }
         for o in offers
     ]
+
+
+def date_label(cat: Catalogue, offer: Offer) -> str:
+    """The offer's date, marked when it is much older than the newest price in the data.
+
+    Measured against the data's edition date, not today, so the same data always builds
+    the same page; ``gpu-guide check`` warns about age against today's date.
+    """
+    lag = (cat.as_of - offer.as_of).days
+    return f"{offer.as_of}（比本期最新报价早 {lag} 天）" if lag > MAX_PRICE_AGE_DAYS else offer.as_of.isoformat()
 
 
 # --------------------------------------------------------------------------- page plan
@@ -157,7 +169,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
     specs_prices = ("data/gpus.yaml", "data/offers.yaml", "data/rules.yaml")
     pl = _Planner(cat, site_url)
 
-    pl.add("index.md", "home.md.j2", SITE_NAME, _home_description(cat),
+    pl.add("index.md", "home.md.j2", "按工作负载选 GPU：显存、卡数、交付形式与月成本", _home_description(cat),
            {"scenario_rows": scenario_rows, "gpu_count": len(cat.gpus), "model_count": len(models),
             "compare_count": len(pairs)}, everything)
     pl.add("ladder.md", "ladder.md.j2", "GPU 天梯图：稠密算力、显存与租金排行",
