@@ -116,3 +116,17 @@ def test_missing_data_folder_is_a_clean_error(tmp_path: Path, capsys: pytest.Cap
 def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["frobnicate"]) == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_old_offers_are_marked_against_the_newest_price(mini: Path) -> None:
+    from generator.build import generate
+    from generator.pages import date_label
+
+    replace_in(mini / "data" / "offers.yaml", "as_of: 2026-06-01", "as_of: 2025-12-01")
+    gen = generate(Project.at(mini))
+    old = next(o for o in gen.catalogue.offers if o.id == "c-h100-hour")
+    new = next(o for o in gen.catalogue.offers if o.id == "c-4090-hour")
+    # 2025-12-01 to the newest price 2026-07-01 is 212 days: over the 180-day line.
+    assert date_label(gen.catalogue, old) == "2025-12-01（比本期最新报价早 212 天）"
+    assert date_label(gen.catalogue, new) == "2026-07-01"
+    assert "2025-12-01（比本期最新报价早 212 天）" in gen.files["gpus/h100-sxm-80g.md"].decode("utf-8")
