@@ -105,14 +105,21 @@ def job_cost_cny(offer: Offer, cards: int, hours: float, rules: CostRules) -> fl
 
 
 def matching_offers(offers: list[Offer], gpu_id: str, delivery: Delivery) -> tuple[list[Offer], bool]:
-    """Offers for this GPU in this delivery form; else market ranges with no form stated.
+    """Offers that can price ``delivery`` for this GPU, and whether they are a fallback.
 
-    Returns the offers and whether they are such a fallback (the page says so).
+    In order: offers in that form; market ranges with no form stated; and, for a
+    container workload only, bare-metal offers (a whole machine can run what a container
+    runs, at the machine's price; the reverse is not true: multi-card training needs the
+    bare-metal machine's links). The pages say when a fallback priced an option.
     """
-    exact = [o for o in offers if o.gpu == gpu_id and o.delivery is delivery]
-    if exact:
-        return exact, False
-    return [o for o in offers if o.gpu == gpu_id and o.delivery is Delivery.unspecified], True
+    mine = [o for o in offers if o.gpu == gpu_id]
+    for form in (delivery, Delivery.unspecified):
+        found = [o for o in mine if o.delivery is form]
+        if found:
+            return found, form is not delivery
+    if delivery is Delivery.container:
+        return [o for o in mine if o.delivery is Delivery.bare_metal], True
+    return [], True
 
 
 def cheapest(

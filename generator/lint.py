@@ -48,7 +48,9 @@ def lint(
     groups: dict[tuple[str, str], list[float]] = {}
     for o in cat.offers:
         groups.setdefault((o.gpu, o.delivery.value), []).append(costs.card_month_cny(o, cat.rules.cost))
-    used = {o.gpu.id for r in results.scenarios.values() for o in r.rec.options if o.eligible}
+    # GPUs some computed recommendation (scenario or model page) can actually use.
+    recs = [r.rec for r in results.scenarios.values()] + [m.rec for m in results.models]
+    used = {o.gpu.id for rec in recs for o in rec.options if o.eligible}
     for i, o in enumerate(cat.offers):
         age = (today - o.as_of).days
         if age > max_price_age_days:
@@ -70,5 +72,6 @@ def lint(
                 "is the price per card? then set cards: 1", warn))  # fmt: skip
         if o.gpu not in used:
             out.append(cat.locate("offers.yaml", ("offers", i, "gpu"),
-                f"no scenario can use this offer ({o.gpu} is never an eligible option)", warn))  # fmt: skip
+                f"no recommendation can use this offer ({o.gpu} is never an eligible option on any scenario "
+                "or model page)", warn))  # fmt: skip
     return out

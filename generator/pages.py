@@ -18,7 +18,7 @@ from generator.lint import MAX_PRICE_AGE_DAYS
 from generator.names import DELIVERY_NAMES, FIGURE_NAMES, FORM_NAMES, SITE_NAME, WORKLOAD_NAMES
 from generator.records import Delivery, GpuFigure, Offer
 from generator.output import MARKER
-from generator.recommend import links_cards
+from generator.recommend import fallback_note, links_cards
 from generator.render import Page, cny, environment, num, price_label, render_page
 from generator.validate import Catalogue
 
@@ -379,7 +379,7 @@ def generated_files(cat: Catalogue, results: Results, templates: Path, site_url:
     env = environment(templates)
     common = {"as_of": cat.as_of.isoformat(), "delivery_names": DELIVERY_NAMES, "workload_names": WORKLOAD_NAMES,
               "form_names": FORM_NAMES, "figure_names": FIGURE_NAMES, "site_name": SITE_NAME,
-              "delivery_enum": {d.value: d for d in Delivery}}  # fmt: skip
+              "delivery_enum": {d.value: d for d in Delivery}, "fallback_note": fallback_note}  # fmt: skip
     files: dict[str, bytes] = {}
     for page in plan_pages(cat, results, site_url):
         root = "../" * page.path.count("/")

@@ -187,6 +187,13 @@ def editor_disagreement(scenario: Scenario, rec: Recommendation) -> str | None:
     return "；".join(parts) or None
 
 
+def fallback_note(offer: Offer) -> str:
+    """Why an option is priced with an offer of another delivery form."""
+    if offer.delivery is Delivery.unspecified:
+        return "没有对应交付形式的报价，按未注明交付形式的行情价估算"
+    return f"没有容器报价，按裸金属整机（{offer.cards} 卡）报价估算"
+
+
 def _reasons(o: Option, training_job: bool) -> list[str]:
     """Plain-Chinese reasons shown next to an option."""
     out: list[str] = []
@@ -203,8 +210,8 @@ def _reasons(o: Option, training_job: bool) -> list[str]:
         out.append(f"参照任务约 {o.job_hours:,.0f} 小时完成，租金约 ¥{o.job_cost_cny:,.0f}")
     if o.cost_per_mtok_cny is not None and o.decode_tokens_per_s is not None:
         out.append(f"解码约 {o.decode_tokens_per_s:,.0f} token/s，每百万输出 token 约 ¥{o.cost_per_mtok_cny:,.2f}")
-    if o.offer_is_fallback:
-        out.append("没有对应交付形式的报价，按未注明交付形式的行情价估算")
+    if o.offer_is_fallback and o.offer is not None:
+        out.append(fallback_note(o.offer))
     if o.excluded:
         out.append(o.excluded)
     return out

@@ -75,9 +75,13 @@ def test_job_cost_is_pro_rata() -> None:
 def test_matching_offers_falls_back_to_unspecified() -> None:
     a = offer(id="a", delivery="container", price_cny=2)
     b = offer(id="b", delivery="unspecified", price_low_cny=1000, price_high_cny=2000, unit="month")
+    node = offer(id="n", delivery="bare_metal", cards=8, price_cny=9600, unit="month")
     assert cost.matching_offers([a, b], "g", Delivery.container) == ([a], False)
     assert cost.matching_offers([a, b], "g", Delivery.bare_metal) == ([b], True)
     assert cost.matching_offers([a, b], "other", Delivery.container) == ([], True)
+    # A container workload may run on a whole bare-metal machine; never the other way round.
+    assert cost.matching_offers([node], "g", Delivery.container) == ([node], True)
+    assert cost.matching_offers([a], "g", Delivery.bare_metal) == ([], True)
 
 
 def test_cheapest_picks_hourly_for_light_use_and_monthly_for_heavy_use() -> None:

@@ -26,14 +26,21 @@
     return { offer: offer, instances: instances, rent: rent, other: other, total: rent + other };
   }
 
-  /* generator.cost.matching_offers + cheapest */
+  /* generator.cost.matching_offers: the form itself, then market ranges with no form,
+   * then (container work only) whole bare-metal machines. */
+  function matchingOffers(data, gpu, delivery) {
+    var forms = [delivery, "unspecified"].concat(delivery === "container" ? ["bare_metal"] : []);
+    for (var i = 0; i < forms.length; i++) {
+      var found = data.offers.filter(function (o) { return o.gpu === gpu && o.delivery === forms[i]; });
+      if (found.length) return found;
+    }
+    return [];
+  }
+
+  /* generator.cost.cheapest */
   function cheapest(data, gpu, delivery, cards, hours, disk, egress, publicIp) {
-    var exact = data.offers.filter(function (o) { return o.gpu === gpu && o.delivery === delivery; });
-    var pool = exact.length ? exact : data.offers.filter(function (o) {
-      return o.gpu === gpu && o.delivery === "unspecified";
-    });
     var best = null;
-    pool.forEach(function (o) {
+    matchingOffers(data, gpu, delivery).forEach(function (o) {
       var c = monthlyCost(o, cards, hours, disk, egress, publicIp, data);
       var key = Math.round(c.total * 1e6) / 1e6;
       if (best === null || key < best.key || (key === best.key && o.id < best.cost.offer.id)) {
@@ -103,7 +110,9 @@
         cell(tr, String(r.o.cards));
         cell(tr, r.o.per_card_gib.toFixed(1) + " GiB");
         cell(tr, data.delivery_names[r.o.delivery]);
-        cell(tr, r.c.offer.label + (r.c.offer.delivery !== r.o.delivery ? "（未注明交付形式）" : ""));
+        var form = r.c.offer.delivery === r.o.delivery ? "" :
+          (r.c.offer.delivery === "unspecified" ? "（未注明交付形式）" : "（按裸金属整机计价）");
+        cell(tr, r.c.offer.label + form);
         cell(tr, yuan(r.c.rent));
         cell(tr, yuan(r.c.other));
         cell(tr, yuan(r.c.total)).setAttribute("data-total", r.c.total.toFixed(2));
