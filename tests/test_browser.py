@@ -17,11 +17,14 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+#: GPU_GUIDE_CHROMIUM=bundled uses Playwright's own Chromium (where `playwright install` works,
+#: e.g. GitHub's runners); a path names a browser; otherwise Debian's chromium package.
+_CHOICE = os.environ.get("GPU_GUIDE_CHROMIUM", "")
+CHROMIUM = None if _CHOICE == "bundled" else (_CHOICE or shutil.which("chromium") or shutil.which("chromium-browser"))
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
 
-if CHROMIUM is None and os.environ.get("CI") != "true":
+if CHROMIUM is None and _CHOICE != "bundled" and os.environ.get("CI") != "true":
     pytest.skip("Debian's chromium is not installed (CI installs it)", allow_module_level=True)
 
 pytestmark = pytest.mark.browser
@@ -45,9 +48,9 @@ def server(built_site: Path) -> Iterator[str]:
 def page(server: str):  # type: ignore[no-untyped-def]
     from playwright.sync_api import sync_playwright
 
-    assert CHROMIUM is not None, "install Debian's chromium package"
+    assert CHROMIUM is not None or _CHOICE == "bundled", "install Debian's chromium package"
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS) if CHROMIUM else p.chromium.launch(args=ARGS)
         pg = browser.new_page()
         yield pg
         browser.close()

@@ -38,7 +38,9 @@ def test_pr_workflow_tests_checks_and_comments_the_diff() -> None:
     python = next(s for s in steps(wf) if s.get("uses", "").startswith("actions/setup-python@"))
     assert python["with"]["python-version"] == "3.11"
     script = runs(wf)
-    assert "sudo apt-get install -y -qq chromium" in script
+    assert "python -m playwright install --with-deps chromium" in script
+    tests = next(s for s in steps(wf) if s.get("run", "").strip() == "make test")
+    assert tests["env"]["GPU_GUIDE_CHROMIUM"] == "bundled"
     order = [script.index(cmd) for cmd in (
         "make test", ".venv/bin/gpu-guide check --strict",
         ".venv/bin/gpu-guide diff --base origin/${{ github.base_ref }} > report.md",
