@@ -159,10 +159,10 @@ def verdict(pair: Comparison, jobs: list[JobRow], hour_price: dict[str, float | 
     pa, pb = hour_price.get(a.id), hour_price.get(b.id)
     if pa and pb:
         per_a, per_b = pa / a.tensor_tflops, pb / b.tensor_tflops
-        cheap, dear, ca, cb = (a, b, per_a, per_b) if per_a <= per_b else (b, a, per_b, per_a)
+        low, high, ca, cb = (a, b, per_a, per_b) if per_a <= per_b else (b, a, per_b, per_a)
         return (
-            f"两张卡在参照任务上无法直接比较；按每 TFLOP·小时的租金，{cheap.name}（¥{ca:.3f}）"
-            f"比 {dear.name}（¥{cb:.3f}）更划算。"
+            f"两张卡在参照任务上无法直接比较；按每 TFLOP·小时的租金，{low.name}（¥{ca:.3f}）"
+            f"比 {high.name}（¥{cb:.3f}）更划算。"
         )
     priced = [g.name for g in (a, b) if hour_price.get(g.id)]
     note = f"数据中只有 {priced[0]} 的报价。" if priced else "数据中两张卡都没有报价。"
