@@ -4,7 +4,12 @@ Runs the pipeline on a temporary copy of the project (docs/ and site/ of the che
 are not touched) several times and prints the median of each stage and its share of
 the total. Speed is reported here, never asserted in tests.
 
-    python -m generator.bench [--runs N]
+    python -m generator.bench [--runs N] [--scale K]
+
+``--scale K`` also builds a synthetic site with K copies of every model (each copy gets
+its own model pages) and compares it with the bundled one: pages, mkdocs seconds per
+page and mean HTML size per page. Flat ratios mean the build grows linearly with the
+page count, which is why programmatic pages stay out of Material's sidebar.
 """
 
 from __future__ import annotations
@@ -71,10 +76,43 @@ def html_weight(site: Path) -> tuple[int, float, float]:
     return len(sizes), statistics.mean(sizes) / 1024, max(sizes) / 1024
 
 
+def scale_models(project: Project, copies: int) -> None:
+    """Append ``copies - 1`` renamed copies of every model entry to models.yaml."""
+    path = project.data / "models.yaml"
+    text = path.read_text(encoding="utf-8")
+    head, _, body = text.partition("models:\n")
+    extra = []
+    for k in range(2, copies + 1):
+        extra.append(
+            body.replace("  - id: ", f"  - id: copy{k}-").replace("    name: ", f"    name: 副本{k} ")
+        )
+    path.write_text(head + "models:\n" + body + "".join(extra), encoding="utf-8")
+
+
+def per_page(project: Project, runs: int) -> tuple[int, float, float]:
+    """(HTML pages, median mkdocs seconds per page, mean KB per page) of ``runs`` builds."""
+    run_once(project)
+    secs = statistics.median(run_once(project)["mkdocs build"] for _ in range(runs))
+    n_html, mean_kb, _ = html_weight(project.root / "site-bench")
+    return n_html, secs / n_html, mean_kb
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--scale", type=int, default=0, help="also compare with K copies of every model")
     args = parser.parse_args()
+    if args.scale > 1:
+        with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+            base, big = _copy(Path(a)), _copy(Path(b))
+            scale_models(big, args.scale)
+            n1, s1, kb1 = per_page(base, args.runs)
+            n2, s2, kb2 = per_page(big, args.runs)
+        print(f"{'site':<22}{'HTML pages':>11}{'ms/page':>10}{'KB/page':>9}")
+        print(f"{'bundled':<22}{n1:>11}{s1 * 1000:>10.1f}{kb1:>9.1f}")
+        print(f"{f'models x{args.scale}':<22}{n2:>11}{s2 * 1000:>10.1f}{kb2:>9.1f}")
+        print(f"ratio {n2 / n1:.2f}x pages: {s2 / s1:.2f}x mkdocs time per page, {kb2 / kb1:.2f}x HTML per page")
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         project = _copy(Path(tmp))
         run_once(project)  # warm-up: imports, jieba's dictionary, matplotlib's font cache
