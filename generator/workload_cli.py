@@ -166,6 +166,12 @@ def run_recommend(project: Project, args: argparse.Namespace) -> int:
         return 0
     for r in rows:
         cost = f"¥{r['monthly_cost_cny']:,.0f}/月" if r["monthly_cost_cny"] is not None else "—"
+        extra = ""
+        if r["job_cost_cny"] is not None:
+            extra = f"  任务 ¥{r['job_cost_cny']:,.0f}（{r['job_hours']:,.0f} 小时）"
+        elif r["cost_per_million_tokens_cny"] is not None:
+            extra = f"  ¥{r['cost_per_million_tokens_cny']:,.2f}/百万 token"
         state = "" if r["eligible"] else f"  [{r['excluded']}]"
-        print(f"{r['rank']:>2}. {r['name']:<28} ×{r['cards'] or '-':<3} {r['delivery']:<11} {cost}{state}")
+        cards = r["cards"] or "-"
+        print(f"{r['rank']:>2}. {r['name']:<28} ×{cards:<3} {r['per_card_gib']:>6.1f} GiB/卡  {r['delivery']:<11} {cost}{extra}{state}")
     return 0
