@@ -15,8 +15,9 @@ these filters in the templates:
 ``json``  JSON for a ``<script>`` element: safe against ``</script>``, ``<!--`` and
           U+2028/U+2029.
 ``yaml_str`` a double-quoted YAML scalar for front matter, HTML-safe as text
-          (MkDocs themes print front matter unescaped); ``front_matter`` also
-          escapes quotes, for values a theme puts in an attribute.
+          (MkDocs themes print front matter unescaped). Quotes in a description,
+          which Material puts in an attribute, are escaped at build time by the
+          plugin in :mod:`generator.site`.
 """
 
 from __future__ import annotations
@@ -91,8 +92,8 @@ def yaml_str(value: Any) -> str:
     ``<title>``, header and search results all use ``{{ page.title }}`` as markup), so
     ``&``, ``<`` and ``>`` become character references here: text, never elements.
     JSON from :func:`json_for_script` contains none of the three and passes unchanged.
-    For a value that also lands in an attribute (``<meta name="description"
-    content="…">``), use :func:`front_matter`, which escapes quotes as well.
+    Quotes are left alone here; where a theme puts a value in an attribute
+    (``<meta name="description" content="…">``) :mod:`generator.site` escapes them.
     """
     text = " ".join(str(value).split())
     return json.dumps(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"), ensure_ascii=False)
@@ -101,11 +102,6 @@ def yaml_str(value: Any) -> str:
 def yaml_data(value: Any) -> str:
     """A double-quoted YAML scalar holding ``value`` exactly (for data files we write)."""
     return json.dumps(str(value), ensure_ascii=False)
-
-
-def front_matter(value: Any) -> str:
-    """A double-quoted YAML scalar that is safe as HTML text and inside a quoted attribute."""
-    return json.dumps(html_text(" ".join(str(value).split())), ensure_ascii=False)
 
 
 def html_text(value: Any) -> str:

@@ -11,7 +11,7 @@ alternatives. With 17 GPUs that is a few dozen pages, not 136.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from itertools import combinations
 
@@ -171,7 +171,3 @@ def verdict(pair: Comparison, jobs: list[JobRow], hour_price: dict[str, float | 
 
 def comparisons_for(pairs: list[Comparison], gpu_id: str) -> list[Comparison]:
     return [p for p in pairs if gpu_id in (p.a.id, p.b.id)]
-
-
-def with_gpus(req: Request, gpus: int) -> Request:
-    return replace(req, gpus=gpus)

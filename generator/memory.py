@@ -24,8 +24,6 @@ GIB = 2**30
 #: Bits in a byte (unit definition).
 BITS_PER_BYTE = 8
 
-#: Workloads that train (everything except inference).
-TRAINING = (Workload.lora, Workload.qlora, Workload.full, Workload.pretrain)
 #: Breakdown keys, in display order.
 BREAKDOWN_KEYS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead")
 
