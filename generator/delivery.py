@@ -19,5 +19,5 @@ def delivery_form(workload: Workload, cards: int, rules: DeliveryRules) -> tuple
     if training and cards >= rules.bare_metal_min_training_cards:
         return Delivery.bare_metal, f"{cards} 卡训练需要 NVLink 等卡间高速互联和整机独享，选裸金属"
     if training:
-        return Delivery.container, "单卡训练用不到卡间互联，容器实例秒级启停、按小时计费"
+        return Delivery.container, "单卡训练用不到卡间互联，容器实例秒级启停、可按小时计费"
     return Delivery.container, "推理服务选容器实例，便于弹性扩缩容、按需计费"

@@ -94,7 +94,7 @@ def test_scenario_editor_disagreement_is_explained() -> None:
     rec = for_scenario(CAT, s)
     assert rec.pick is not None and rec.pick.gpu.id == "rtx-4090-24g"
     assert editor_disagreement(s, rec) == (
-        "编辑推荐交付形式 bare_metal，规则给出 container（单卡训练用不到卡间互联，容器实例秒级启停、按小时计费）"
+        "编辑推荐交付形式 bare_metal，规则给出 container（单卡训练用不到卡间互联，容器实例秒级启停、可按小时计费）"
     )
 
 
