@@ -31,6 +31,15 @@ def card_month_cny(offer: Offer, rules: CostRules, price: float | None = None) -
     return card_hour_cny(offer, rules, price) * rules.hours_per_month
 
 
+def card_month_range(offers: list[Offer], rules: CostRules) -> tuple[float, float] | None:
+    """Lowest and highest price per card-month over ``offers`` (range ends included); None if none."""
+    if not offers:
+        return None
+    lows = [card_month_cny(o, rules, o.price_low_cny or o.price_cny) for o in offers]
+    highs = [card_month_cny(o, rules, o.price_high_cny or o.price_cny) for o in offers]
+    return min(lows), max(highs)
+
+
 def instances_needed(offer: Offer, cards: int) -> int:
     """Whole instances to rent for ``cards`` cards."""
     return math.ceil(cards / offer.cards)

@@ -259,14 +259,12 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
 
 def _delivery_ranges(cat: Catalogue, offers: list[Offer]) -> list[dict[str, Any]]:
     """Per delivery form: lowest and highest price per card-month, and how many offers."""
-    rules = cat.rules.cost
     out = []
     for d in Delivery:
         mine = [o for o in offers if o.delivery is d]
-        if mine:
-            lows = [costs.card_month_cny(o, rules, o.price_low_cny or o.price_cny) for o in mine]
-            highs = [costs.card_month_cny(o, rules, o.price_high_cny or o.price_cny) for o in mine]
-            out.append({"delivery": d.value, "low": min(lows), "high": max(highs), "count": len(mine)})
+        span = costs.card_month_range(mine, cat.rules.cost)
+        if span is not None:
+            out.append({"delivery": d.value, "low": span[0], "high": span[1], "count": len(mine)})
     return out
 
 
@@ -291,15 +289,14 @@ def _product_ld(cat: Catalogue, gpu, offers: list[Offer], site_url: str) -> dict
         "description": f"{gpu.name}，{num(gpu.memory_gb, 0)} GB {gpu.memory_type}，租赁价格按每卡每月折算。",
         "url": page_url(site_url, f"gpus/{gpu.id}.md"),
     }
-    if offers:
+    span = costs.card_month_range(offers, cat.rules.cost)
+    if span is not None:
         rules = cat.rules.cost
-        lows = [costs.card_month_cny(o, rules, o.price_low_cny or o.price_cny) for o in offers]
-        highs = [costs.card_month_cny(o, rules, o.price_high_cny or o.price_cny) for o in offers]
         product["offers"] = {
             "@type": "AggregateOffer",
             "priceCurrency": "CNY",
-            "lowPrice": f"{min(lows):.2f}",
-            "highPrice": f"{max(highs):.2f}",
+            "lowPrice": f"{span[0]:.2f}",
+            "highPrice": f"{span[1]:.2f}",
             "offerCount": len(offers),
             "offers": [
                 {"@type": "Offer", "priceCurrency": "CNY", "price": f"{costs.card_month_cny(o, rules):.2f}",

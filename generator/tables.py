@@ -57,13 +57,11 @@ def gpu_record(gpu: Gpu) -> dict[str, Any]:
 
 def price_summary(cat: Catalogue, gpu_id: str) -> dict[str, float | None]:
     """Cheapest and dearest per-card-month prices over all offers, and the cheapest card-hour."""
-    offers = cat.offers_for(gpu_id)
-    if not offers:
+    span = costs.card_month_range(cat.offers_for(gpu_id), cat.rules.cost)
+    if span is None:
         return {"month_low": None, "month_high": None, "hour_low": None}
-    rules = cat.rules.cost
-    lows = [costs.card_month_cny(o, rules, o.price_low_cny or o.price_cny) for o in offers]
-    highs = [costs.card_month_cny(o, rules, o.price_high_cny or o.price_cny) for o in offers]
-    return {"month_low": min(lows), "month_high": max(highs), "hour_low": min(lows) / rules.hours_per_month}
+    low, high = span
+    return {"month_low": low, "month_high": high, "hour_low": low / cat.rules.cost.hours_per_month}
 
 
 def ladder(cat: Catalogue) -> pd.DataFrame:
