@@ -26,11 +26,11 @@ check: $(STAMP)
 	$(BIN)/gpu-guide check
 
 bench: $(STAMP)
-	$(BIN)/python -m generator.bench
+	$(BIN)/python -m generator.cli.bench
 
 # JSON Schemas for editors' YAML tooling, generated from the record models
 schemas: $(STAMP)
-	$(BIN)/python -m generator.schemas
+	$(BIN)/python -m generator.data.schemas
 
 clean:
 	rm -rf site .site-staging* .docs-staging* .docs-old* .site-old*

@@ -18,8 +18,11 @@ def make_project(tmp: Path, edit: Callable[[Path], None] | None = None) -> Path:
     shutil.copytree(MINI / "data", root / "data")
     shutil.copy(REPO / "data" / "rules.yaml", root / "data" / "rules.yaml")
     # The real rules name the real scenarios as comparison references; the fixture has its own.
-    replace_in(root / "data" / "rules.yaml", "compare_reference_scenarios: [lora-7b, full-finetune-13b]",
-               "compare_reference_scenarios: [full-13b]")
+    replace_in(
+        root / "data" / "rules.yaml",
+        "compare_reference_scenarios: [lora-7b, full-finetune-13b]",
+        "compare_reference_scenarios: [full-13b]",
+    )
     shutil.copytree(REPO / "templates", root / "templates")
     shutil.copy(MINI / "mkdocs.yml", root / "mkdocs.yml")
     (root / "docs" / "javascripts").mkdir(parents=True)
@@ -59,7 +62,7 @@ def copy_repo_site(dest: Path) -> Path:
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real site, built once per test session from a copy of the repository."""
-    from generator.build import Project, build
+    from generator.pipeline import Project, build
 
     root = copy_repo_site(tmp_path_factory.mktemp("full"))
     build(Project.at(root))
@@ -69,7 +72,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def built_mini(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The mini fixture site, built once per session (read-only users only)."""
-    from generator.build import Project, build
+    from generator.pipeline import Project, build
 
     root = make_project(tmp_path_factory.mktemp("mini"))
     build(Project.at(root))

@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 from conftest import REPO, make_project, replace_in
 
-from generator.build import Project, build
-from generator.output import JOURNAL
+from generator.pipeline import Project, build
+from generator.publish.staging import JOURNAL
 
-HOOK = '''
+HOOK = """
 import os, signal
 
 _point = os.environ.get("GPU_GUIDE_KILL_AT", "")
@@ -63,7 +63,7 @@ if _point:
 
         _mb._build_page = _page
     elif _kind in ("swap", "preswap"):  # before / after the n-th folder swap
-        import generator.output as _out
+        import generator.publish.staging as _out
 
         _orig_swap = _out.swap_in
 
@@ -76,7 +76,7 @@ if _point:
             return result
 
         _out.swap_in = _swap
-'''
+"""
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -96,7 +96,11 @@ def edit(data: Path) -> None:
 
 
 def leftovers(root: Path) -> list[str]:
-    return sorted(p.name for p in root.iterdir() if "-staging-" in p.name or p.name.startswith((JOURNAL, ".docs-old", ".site-old")))
+    return sorted(
+        p.name
+        for p in root.iterdir()
+        if "-staging-" in p.name or p.name.startswith((JOURNAL, ".docs-old", ".site-old"))
+    )
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +121,7 @@ def killed_build(root: Path, hook: Path, point: str) -> subprocess.CompletedProc
     env = dict(os.environ, GPU_GUIDE_KILL_AT=point, PYTHONPATH=os.pathsep.join([str(hook), str(REPO)]))
     return subprocess.run(
         [sys.executable, "-m", "generator", "--root", str(root), "build"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
 
 

@@ -103,10 +103,10 @@ def test_rank_column_starts_in_ladder_order(page, server: str) -> None:  # type:
 
 def expected_rows(built_site: Path, workload: str, hours: float, disk: float, egress: float) -> list[tuple[str, float]]:
     """The calculator's ranking computed with generator.cost, for comparison with the browser."""
-    from generator import cost
-    from generator.build import Project, generate
-    from generator.calculator import calculator_data
-    from generator.records import Delivery
+    from generator.data.records import Delivery
+    from generator.engine import cost
+    from generator.pages.calculator import calculator_data
+    from generator.pipeline import Project, generate
 
     gen = generate(Project.at(built_site))
     data = calculator_data(gen.catalogue, gen.results)
@@ -114,7 +114,7 @@ def expected_rows(built_site: Path, workload: str, hours: float, disk: float, eg
     rows = []
     for o in w["options"]:
         offers, _ = cost.matching_offers(gen.catalogue.offers, o["gpu"], Delivery(o["delivery"]))
-        best = cost.cheapest(offers, o["cards"], hours, disk, egress, True, gen.catalogue.rules.cost)
+        best = cost.cheapest(offers, o["cards"], cost.Usage(hours, disk, egress, True), gen.catalogue.rules.cost)
         if best is not None:
             rows.append((o["gpu"], best.total, o["cards"]))
     rows.sort(key=lambda r: (r[1], r[2], r[0]))

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import make_project, replace_in
 
-from generator.build import Project, build
-from generator.cli import main
+from generator.cli.main import main
+from generator.pipeline import Project, build
 
 
 def tree_digest(folder: Path) -> dict[str, str]:
@@ -37,14 +37,36 @@ def test_fixture_site_builds_in_strict_mode(built_mini: Path) -> None:
     assert (built_mini / "docs" / "about.md").read_text(encoding="utf-8") == "# 关于\n\n手写页面。\n"
 
 
-def test_two_builds_give_identical_bytes(tmp_path: Path) -> None:
+def test_two_builds_give_identical_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The clock must not matter: a build with SOURCE_DATE_EPOCH unset and one with it set far
+    away give the same bytes, and the build leaves the caller's environment as it was."""
     a = make_project(tmp_path / "a")
     b = make_project(tmp_path / "b")
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     build(Project.at(a))
-    os.environ["SOURCE_DATE_EPOCH"] = "0"  # a different clock must not matter
+    assert "SOURCE_DATE_EPOCH" not in os.environ
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "86400")  # 1970-01-02
     build(Project.at(b))
+    assert os.environ["SOURCE_DATE_EPOCH"] == "86400"
     assert tree_digest(a / "docs") == tree_digest(b / "docs")
     assert tree_digest(a / "site") == tree_digest(b / "site")
+
+
+def test_mkdocs_alone_would_follow_the_clock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The control for the test above: without the build's own date, MkDocs writes the
+    SOURCE_DATE_EPOCH it finds into sitemap.xml.gz, so two clocks give two sites."""
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+
+    root = make_project(tmp_path / "p")
+    build(Project.at(root), site=False)
+    digests = []
+    for epoch in ("86400", "172800"):
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+        out = tmp_path / f"site-{epoch}"
+        mkdocs_build(load_config(str(root / "mkdocs.yml"), site_dir=str(out), docs_dir=str(root / "docs")))
+        digests.append(tree_digest(out))
+    assert digests[0] != digests[1]
 
 
 def test_rebuild_is_a_no_op(built_mini: Path, tmp_path: Path) -> None:
@@ -62,7 +84,7 @@ def test_bad_data_aborts_and_changes_nothing(mini: Path, capsys: pytest.CaptureF
     assert code == 1
     assert out == ""
     assert err == (
-        "data/gpus.yaml:61:12: gpus[2].tdp_w: expected a whole number, got text \"700W\"; write 700 and give the unit "
+        'data/gpus.yaml:61:12: gpus[2].tdp_w: expected a whole number, got text "700W"; write 700 and give the unit '
         "in its own field\n"
         "data/offers.yaml:6:16: offers[0].price_cny: must be above 0, got -2\n"
         "Aborted: 2 problem(s) in the data; nothing was written.\n"
@@ -86,9 +108,11 @@ def test_check_lists_stale_pages_then_passes(mini: Path, capsys: pytest.CaptureF
 
 def test_hand_written_page_in_the_way_is_refused(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (mini / "docs" / "ladder.md").write_text("# 手写的天梯图\n", encoding="utf-8")
-    code, out, err = run_cli(mini, "build", "--no-site", capsys=capsys)
+    code, _out, err = run_cli(mini, "build", "--no-site", capsys=capsys)
     assert code == 1
-    assert err.startswith("docs/ladder.md:1:1: is hand-written (no generated marker) but the generator wants to write it")
+    assert err.startswith(
+        "docs/ladder.md:1:1: is hand-written (no generated marker) but the generator wants to write it"
+    )
     assert (mini / "docs" / "ladder.md").read_text(encoding="utf-8") == "# 手写的天梯图\n"
 
 
@@ -119,8 +143,8 @@ def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_old_offers_are_marked_against_the_newest_price(mini: Path) -> None:
-    from generator.build import generate
-    from generator.pages import date_label
+    from generator.pages.rows import date_label
+    from generator.pipeline import generate
 
     replace_in(mini / "data" / "offers.yaml", "as_of: 2026-06-01", "as_of: 2025-12-01")
     gen = generate(Project.at(mini))

@@ -6,9 +6,9 @@ import datetime as dt
 
 import pytest
 
-from generator import cost
-from generator.records import Delivery, Offer
-from generator.rules import CostRules
+from generator.data.records import Delivery, Offer
+from generator.data.rules import CostRules
+from generator.engine import cost
 
 RULES = CostRules(
     hours_per_month=730,
@@ -28,8 +28,8 @@ def offer(**kw) -> Offer:  # type: ignore[no-untyped-def]
 
 def test_hourly_offer_bills_used_hours_only() -> None:
     o = offer(price_cny=1.96)
-    m = cost.monthly_cost(o, cards=1, hours_used=200, disk_gb=100, egress_gb=10, public_ip=True, rules=RULES)
-    assert m.billing == "hourly"
+    m = cost.monthly_cost(o, 1, cost.Usage(200, 100, 10, True), RULES)
+    assert m.billing is cost.BillingMode.by_use
     assert m.gpu_rent == pytest.approx(392.0)  # 1.96 * 200
     assert m.disk == 50 and m.egress == 10 and m.public_ip == 20
     assert m.total == pytest.approx(472.0)
@@ -39,7 +39,7 @@ def test_hourly_offer_bills_used_hours_only() -> None:
 
 def test_monthly_whole_node_is_paid_in_full_even_for_two_cards() -> None:
     node = offer(delivery="bare_metal", cards=8, price_cny=84480, unit="month")
-    m = cost.monthly_cost(node, cards=2, hours_used=365, disk_gb=0, egress_gb=0, public_ip=False, rules=RULES)
+    m = cost.monthly_cost(node, 2, cost.Usage(365, 0, 0, False), RULES)
     assert m.instances == 1 and m.cards_rented == 8
     assert m.gpu_rent == 84480
     assert m.idle_rent == pytest.approx(84480 * 0.5)  # half the month unused
@@ -49,12 +49,12 @@ def test_sixteen_cards_need_two_nodes() -> None:
     node = offer(delivery="bare_metal", cards=8, price_cny=84480, unit="month")
     assert cost.instances_needed(node, 16) == 2
     assert cost.instances_needed(node, 9) == 2
-    assert cost.monthly_cost(node, 16, 730, 0, 0, True, RULES).public_ip == 40
+    assert cost.monthly_cost(node, 16, cost.Usage(730, 0, 0, True), RULES).public_ip == 40
 
 
 def test_daily_offer_bills_started_days() -> None:
     o = offer(price_cny=48, unit="day")
-    m = cost.monthly_cost(o, cards=1, hours_used=25, disk_gb=0, egress_gb=0, public_ip=False, rules=RULES)
+    m = cost.monthly_cost(o, 1, cost.Usage(25, 0, 0, False), RULES)
     assert m.gpu_rent == pytest.approx(96.0)  # two started days
     assert m.idle_rent == pytest.approx(46.0)  # 23 unused hours at 2/h
 
@@ -87,7 +87,7 @@ def test_matching_offers_falls_back_to_unspecified() -> None:
 def test_cheapest_picks_hourly_for_light_use_and_monthly_for_heavy_use() -> None:
     hourly = offer(id="h", price_cny=2.0)
     monthly = offer(id="m", price_cny=1000, unit="month")
-    light = cost.cheapest([hourly, monthly], 1, 200, 0, 0, False, RULES)
-    heavy = cost.cheapest([hourly, monthly], 1, 700, 0, 0, False, RULES)
+    light = cost.cheapest([hourly, monthly], 1, cost.Usage(200, 0, 0, False), RULES)
+    heavy = cost.cheapest([hourly, monthly], 1, cost.Usage(700, 0, 0, False), RULES)
     assert light is not None and light.offer_id == "h"  # 400 < 1000
     assert heavy is not None and heavy.offer_id == "m"  # 1400 > 1000

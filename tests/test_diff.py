@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import make_project, replace_in
 
-from generator.build import Project, generate
-from generator.cli import main
+from generator.cli.main import main
+from generator.pipeline import Project, generate
 
 L40S = """\
   - id: l40s-48g
@@ -278,7 +278,13 @@ def test_json_has_the_same_content(tmp_path: Path, capsys: pytest.CaptureFixture
         {
             "scenario": "serve-7b",
             "pick_changed": True,
-            "old": {"gpu": "rtx-4090-24g", "cards": 1, "delivery": "container", "monthly_cny": 875, "job_cost_cny": None},
+            "old": {
+                "gpu": "rtx-4090-24g",
+                "cards": 1,
+                "delivery": "container",
+                "monthly_cny": 875,
+                "job_cost_cny": None,
+            },
             "new": {"gpu": "l40s-48g", "cards": 1, "delivery": "container", "monthly_cny": 1475, "job_cost_cny": None},
         }
     ]
@@ -293,14 +299,19 @@ def test_job_cost_and_removed_gpu(tmp_path: Path, capsys: pytest.CaptureFixture[
     root = committed_project(tmp_path)
     # The H100 node's range ¥80,000–90,000 (mid ¥85,000) becomes ¥68,000 flat. Four cards rent one
     # 8-card node: 85,000 + 175 + 80 + 20 = ¥85,275 a month -> 68,000 + 275 = ¥68,275.
-    replace_in(root / "data" / "offers.yaml", "    price_low_cny: 80000\n    price_high_cny: 90000\n", "    price_cny: 68000\n")
+    replace_in(
+        root / "data" / "offers.yaml", "    price_low_cny: 80000\n    price_high_cny: 90000\n", "    price_cny: 68000\n"
+    )
     code, out, err = run_diff(root, capsys, "--base", "HEAD", "--format", "json")
     assert (code, err) == (0, "")
     report = json.loads(out)
     [price] = report["prices"]["changed"]
     # per card-month: 85,000 / 8 = 10,625 -> 68,000 / 8 = 8,500, i.e. -2,125 / 10,625 = -20.0%
     assert (price["old"]["card_month_cny"], price["new"]["card_month_cny"], price["change_pct"]) == (10625, 8500, -20.0)
-    assert (price["old"]["price"], price["new"]["price"]) == ("¥80,000–90,000/month for 8 cards", "¥68,000/month for 8 cards")
+    assert (price["old"]["price"], price["new"]["price"]) == (
+        "¥80,000–90,000/month for 8 cards",
+        "¥68,000/month for 8 cards",
+    )
     [scenario] = report["scenarios"]["changed"]
     old, new = scenario["old"], scenario["new"]
     assert (scenario["scenario"], scenario["pick_changed"]) == ("full-13b", False)
@@ -315,10 +326,14 @@ def test_job_cost_and_removed_gpu(tmp_path: Path, capsys: pytest.CaptureFixture[
     git(root, "commit", "-q", "-am", "cheaper node")
     gpus = (root / "data" / "gpus.yaml").read_text(encoding="utf-8")
     start = gpus.index("  - id: rtx-4090-24g")
-    (root / "data" / "gpus.yaml").write_text(gpus[:start] + gpus[gpus.index("  - id: a100-sxm-80g") :], encoding="utf-8")
+    (root / "data" / "gpus.yaml").write_text(
+        gpus[:start] + gpus[gpus.index("  - id: a100-sxm-80g") :], encoding="utf-8"
+    )
     offers = (root / "data" / "offers.yaml").read_text(encoding="utf-8")
     start = offers.index("  - id: c-4090-hour")
-    (root / "data" / "offers.yaml").write_text(offers[:start] + offers[offers.index("  - id: bm-a100-8") :], encoding="utf-8")
+    (root / "data" / "offers.yaml").write_text(
+        offers[:start] + offers[offers.index("  - id: bm-a100-8") :], encoding="utf-8"
+    )
     replace_in(root / "data" / "pitfalls.yaml", "gpus: [rtx-4090-24g, a100-sxm-80g]", "gpus: [a100-sxm-80g]")
     replace_in(root / "data" / "scenarios.yaml", "gpu: rtx-4090-24g", "gpu: h100-sxm-80g")
     code, out, err = run_diff(root, capsys, "--base", "HEAD")
@@ -343,11 +358,20 @@ def test_no_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_diff(root, capsys, "--base", "HEAD") == (0, expected, "")
     # A comment and a reordered key change the YAML, not the output.
     replace_in(root / "data" / "offers.yaml", "offers:\n", "offers:  # prices checked again\n")
-    replace_in(root / "data" / "gpus.yaml", "    tdp_w: 450\n    interconnect: null\n", "    interconnect: null\n    tdp_w: 450\n")
+    replace_in(
+        root / "data" / "gpus.yaml",
+        "    tdp_w: 450\n    interconnect: null\n",
+        "    interconnect: null\n    tdp_w: 450\n",
+    )
     assert run_diff(root, capsys, "--base", "HEAD") == (0, expected, "")
     code, out, err = run_diff(root, capsys, "--base", "HEAD", "--format", "json")
     report = json.loads(out)
-    assert (code, err, report["unchanged"], report["summary"]) == (0, "", True, "0 pages added, 0 removed, 0 files changed")
+    assert (code, err, report["unchanged"], report["summary"]) == (
+        0,
+        "",
+        True,
+        "0 pages added, 0 removed, 0 files changed",
+    )
     assert report["files"] == {"added": [], "removed": [], "changed": []}
 
 
@@ -406,46 +430,29 @@ def test_data_file_missing_at_ref(tmp_path: Path, capsys: pytest.CaptureFixture[
     )
 
 
-def test_ref_without_templates_uses_the_working_trees(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_refs_templates_are_never_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Only REF's data is read: a template at REF that would run a command is never rendered,
+    and REF without templates at all compares the same."""
     root = committed_project(tmp_path)
-    git(root, "rm", "-r", "-q", "--cached", "templates")
-    git(root, "commit", "-q", "-m", "templates not tracked")
-    sha = git(root, "rev-parse", "HEAD")[:12]
-    assert run_diff(root, capsys, "--base", "HEAD") == (
-        0,
-        f"## Generated output: `HEAD` ({sha}) → working tree\n\n"
-        "**0 pages added, 0 removed, 0 files changed**\n\n"
-        "> HEAD has no templates/; its edition uses the working tree's templates.\n\n"
-        "This data change alters no generated output.\n",
-        "",
-    )
-
-
-def test_ref_templates_that_no_longer_render(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Templates written for another generator: REF's data is rendered with today's templates, with a note."""
-    root = committed_project(tmp_path)
+    marker = tmp_path / "ran"
     ladder = root / "templates" / "pages" / "ladder.md.j2"
     text = ladder.read_text(encoding="utf-8")
-    ladder.write_text(text + "{{ retired_variable }}\n", encoding="utf-8")
-    git(root, "commit", "-q", "-am", "a template for an older generator")
+    ladder.write_text(
+        text + "{{ cycler.__init__.__globals__.os.system('touch " + str(marker) + "') }}\n", encoding="utf-8"
+    )
+    git(root, "commit", "-q", "-am", "a hostile template on the base branch")
     ladder.write_text(text, encoding="utf-8")
-    replace_in(root / "data" / "offers.yaml", "    price_cny: 2\n", "    price_cny: 2.5\n")
-    code, out, err = run_diff(root, capsys, "--base", "HEAD")
-    assert (code, err) == (0, "")
-    assert (
-        "> The templates at HEAD do not render with this generator (UndefinedError: 'retired_variable' is undefined); "
-        "both editions use the working tree's templates, so the report shows data changes only.\n"
-    ) in out
-    assert "| `c-4090-hour` | `rtx-4090-24g` | ¥1,460 → ¥1,825 | ¥2.00/hour → ¥2.50/hour | +25.0% |\n" in out
 
+    def unchanged() -> str:
+        sha = git(root, "rev-parse", "HEAD")[:12]
+        return (
+            f"## Generated output: `HEAD` ({sha}) → working tree\n\n"
+            "**0 pages added, 0 removed, 0 files changed**\n\n"
+            "This data change alters no generated output.\n"
+        )
 
-def test_templates_added_since_ref_are_taken_from_the_working_tree(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A template the generator needs but REF lacks (a page type added since) does not stop the diff."""
-    root = committed_project(tmp_path)
-    git(root, "rm", "-q", "--cached", "templates/pages/ladder.md.j2")
-    git(root, "commit", "-q", "-m", "ladder template not tracked yet")
-    code, out, err = run_diff(root, capsys, "--base", "HEAD")
-    assert (code, err) == (0, "")
-    assert out.endswith("**0 pages added, 0 removed, 0 files changed**\n\nThis data change alters no generated output.\n")
+    assert run_diff(root, capsys, "--base", "HEAD") == (0, unchanged(), "")
+    assert not marker.exists()
+    git(root, "rm", "-r", "-q", "--cached", "templates")
+    git(root, "commit", "-q", "-m", "templates not tracked")
+    assert run_diff(root, capsys, "--base", "HEAD") == (0, unchanged(), "")

@@ -8,8 +8,8 @@ import pytest
 from conftest import replace_in
 from test_diff import _own_git_environment, committed_project  # noqa: F401  (autouse fixture)
 
-from generator.build import Project, generate
-from generator.cli import main
+from generator.cli.main import main
+from generator.pipeline import Project, generate
 
 
 def test_edition_appends_the_change_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -24,7 +24,7 @@ def test_edition_appends_the_change_in_chinese(tmp_path: Path, capsys: pytest.Ca
     # at 300 h: 2.5 x 300 + 175 + 80 + 20 = ¥1,025 (was ¥875).
     assert entry.startswith('  - date: 2026-08-01\n    title: "8 月报价"\n    base: "')
     assert entry.endswith(
-        '    changes:\n'
+        "    changes:\n"
         '      - "GeForce RTX 4090 24GB 报价 c-4090-hour：每卡每月 ¥1,460 → ¥1,825（+25.0%）"\n'
         '      - "场景 serve-7b 月成本：¥875 → ¥1,025"\n'
     )

@@ -7,7 +7,7 @@ import json
 import markdown
 import pytest
 
-from generator import escape
+from generator.pages import escape
 
 EXTENSIONS = ["tables", "admonition", "attr_list", "toc"]
 

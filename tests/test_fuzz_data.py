@@ -20,8 +20,8 @@ from conftest import make_project
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from generator.build import Project, build
-from generator.cli import main
+from generator.cli.main import main
+from generator.pipeline import Project, build
 
 FILES = ["gpus.yaml", "offers.yaml", "models.yaml", "scenarios.yaml", "pitfalls.yaml", "rules.yaml"]
 
@@ -35,13 +35,67 @@ KEY_LINE = re.compile(rb"^(?P<lead>[ \t]*(?:- )?)(?P<key>[A-Za-z_][A-Za-z0-9_]*)
 
 #: Values an editor might type where another type belongs, or that YAML reads oddly.
 ODD_VALUES = [
-    b"", b"-1", b"0", b"1", b"12.5", b"1e3", b"1_000", b"08", b"0x1F", b".inf", b".nan", b"yes", b"no", b"on",
-    b"true", b"null", b"~", b'""', b"''", b"[]", b"{}", b"[1, 2]", b"{a: 1}", b"2026-13-45", b"2026-07-01",
-    b"2026-07-01T10:00:00", b"12:30", b'"12"', b"700W", b"\"\xc2\xa52/\xe6\x97\xb6\"", b"!!python/object:os.system",
-    b"!!binary aGk=", b"&a x", b"*a", b"<< : *a", b"|", b">", b"- x", b"a: b: c", b"'unterminated", b'"bad \\q"',
-    b"javascript:alert(1)", b"https://", b"http://x y", b"\"\\v\"", b"\"\\ud800\"", b"\"\\x00\"", b"\"a\\nb\"",
-    b"NVIDIA", b"container", b"bare_metal", b"hour", b"h100-sxm-80g", b"llama-2-7b", b"serve-7b", b"figures",
-    b"Hopper", b"100000000000000000000000", b"-0.0", b"1.7976931348623157e308", b"\t1",
+    b"",
+    b"-1",
+    b"0",
+    b"1",
+    b"12.5",
+    b"1e3",
+    b"1_000",
+    b"08",
+    b"0x1F",
+    b".inf",
+    b".nan",
+    b"yes",
+    b"no",
+    b"on",
+    b"true",
+    b"null",
+    b"~",
+    b'""',
+    b"''",
+    b"[]",
+    b"{}",
+    b"[1, 2]",
+    b"{a: 1}",
+    b"2026-13-45",
+    b"2026-07-01",
+    b"2026-07-01T10:00:00",
+    b"12:30",
+    b'"12"',
+    b"700W",
+    b'"\xc2\xa52/\xe6\x97\xb6"',
+    b"!!python/object:os.system",
+    b"!!binary aGk=",
+    b"&a x",
+    b"*a",
+    b"<< : *a",
+    b"|",
+    b">",
+    b"- x",
+    b"a: b: c",
+    b"'unterminated",
+    b'"bad \\q"',
+    b"javascript:alert(1)",
+    b"https://",
+    b"http://x y",
+    b'"\\v"',
+    b'"\\ud800"',
+    b'"\\x00"',
+    b'"a\\nb"',
+    b"NVIDIA",
+    b"container",
+    b"bare_metal",
+    b"hour",
+    b"h100-sxm-80g",
+    b"llama-2-7b",
+    b"serve-7b",
+    b"figures",
+    b"Hopper",
+    b"100000000000000000000000",
+    b"-0.0",
+    b"1.7976931348623157e308",
+    b"\t1",
 ]
 
 byte_value = st.one_of(
@@ -58,7 +112,9 @@ mutation = st.one_of(
     st.tuples(st.just("duplicate"), st.sampled_from(FILES), where),
     st.tuples(st.just("insert"), st.sampled_from(FILES), where, st.binary(min_size=1, max_size=6) | byte_value),
     st.tuples(st.just("swap"), st.sampled_from(FILES), where, where),
-    st.tuples(st.just("rename"), st.sampled_from(FILES), where, where, st.sampled_from(["drop", "double", "case", "typo"])),
+    st.tuples(
+        st.just("rename"), st.sampled_from(FILES), where, where, st.sampled_from(["drop", "double", "case", "typo"])
+    ),
 )
 
 
@@ -133,16 +189,16 @@ def assert_clean_outcome(code: int, out: str, err: str) -> None:
     if code == 0:
         assert out.startswith("OK: data valid"), out
     for line in lines:
-        assert (
-            PROBLEM.match(line) or ABORTED.match(line) or line == STALE_HEAD or STALE_FILE.match(line)
-        ), f"not an editor-readable line: {line!r}\n--- whole stderr:\n{err}"
+        assert PROBLEM.match(line) or ABORTED.match(line) or line == STALE_HEAD or STALE_FILE.match(line), (
+            f"not an editor-readable line: {line!r}\n--- whole stderr:\n{err}"
+        )
     if code == 1:
         assert lines, "exit 1 says why"
         assert ABORTED.match(lines[-1]) or STALE_HEAD in lines or any(": warning: " not in ln for ln in lines), err
 
 
 def test_unmutated_fixture_passes(fuzz_root: Path) -> None:
-    code, out, err = run_check(fuzz_root)
+    code, _out, err = run_check(fuzz_root)
     assert code == 0, err
     assert all(PROBLEM.match(line) and ": warning: " in line for line in err.splitlines()), err  # lint only
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import make_project
 
-from generator.build import Project, generate
+from generator.pipeline import Project, generate
 
 GOLDEN = Path(__file__).parent / "golden" / "mini"
 #: Charts are checked for determinism in test_build; their bytes are not reviewable text.

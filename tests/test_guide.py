@@ -12,12 +12,15 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
-from generator.guide import field_docs
-from generator.records import Gpu, Offer, Scenario
-from generator.render import Page, environment, render_page
-from generator.validate import DATA_FILES
+from generator.data.records import Gpu, Offer, Scenario
+from generator.data.rules import Rules
+from generator.data.validate import DATA_FILES
+from generator.pages.contexts import EditorGuideContext
+from generator.pages.editor_guide import field_docs
+from generator.pages.render import Page, environment, render_page
 
 REPO = Path(__file__).resolve().parent.parent
+RULES = Rules.model_validate(yaml.safe_load((REPO / "data" / "rules.yaml").read_text(encoding="utf-8")))
 TEMPLATE = REPO / "templates" / "pages" / "editor_guide.md.j2"
 
 
@@ -27,7 +30,7 @@ def by_file() -> dict[str, dict]:
 
 def render(files: list[dict]) -> str:
     page = Page(path="editor-guide.md", template="editor_guide.md.j2", title="编辑指南", description="d",
-                context={"files": files, "breadcrumbs": []})  # fmt: skip
+                context=EditorGuideContext(files))  # fmt: skip
     common = {"as_of": "2026-07-01", "root": ""}  # what every page gets from pages.generated_files
     return render_page(environment(REPO / "templates"), page, common).decode("utf-8")
 
@@ -54,7 +57,11 @@ def test_fields_carry_type_requirement_description_and_enum_values() -> None:
     offers = {f["name"]: f for f in by_file()["offers.yaml"]["fields"]}
     assert offers["as_of"]["type"].startswith("日期") and offers["promo"]["default"] == "false"
     scen = {f["name"]: f for f in by_file()["scenarios.yaml"]["fields"]}
-    assert scen["hours_per_month"]["default"] == "730"
+    # Left out, a scenario takes the rules' value: the guide names the rule, and its value when given the rules.
+    assert scen["hours_per_month"]["default"] == "rules.yaml cost.hours_per_month"
+    assert scen["hours_per_month"]["nullable"] is False
+    scen_now = {f["name"]: f for f in next(d for d in field_docs(RULES) if d["file"] == "scenarios.yaml")["fields"]}
+    assert scen_now["batch"]["default"] == f"rules.yaml defaults.batch（现为 {RULES.defaults.batch}）"
     assert scen["editor_pick.delivery"]["choices"] == ["container", "bare_metal", "unspecified"]
 
 

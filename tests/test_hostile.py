@@ -25,9 +25,9 @@ import pytest
 import yaml
 from conftest import make_project, replace_in
 
-from generator.build import Project, build
-from generator.problems import render
-from generator.validate import load_catalogue
+from generator.data.problems import render
+from generator.data.validate import load_catalogue
+from generator.pipeline import Project, build
 
 #: The payloads the issue lists, then a few more that Markdown, Jinja, matplotlib or
 #: YAML front matter could act on.
@@ -259,11 +259,8 @@ def parse(path: Path) -> Page:
 
 
 def make_hostile_project(tmp: Path) -> Path:
-    root = make_project(tmp, hostile_edit)
-    # Every scenario in the nav, so MkDocs also puts the hostile titles in the sidebar.
-    scenario_nav = "\n".join(f"      - scenarios/s-{i:02d}.md" for i in range(N))
-    replace_in(root / "mkdocs.yml", "      - scenarios/full-13b.md\n", f"      - scenarios/full-13b.md\n{scenario_nav}\n")
-    return root
+    # The nav's scenarios/*.md puts every scenario, hostile titles too, in the sidebar.
+    return make_project(tmp, hostile_edit)
 
 
 @pytest.fixture(scope="module")
@@ -330,7 +327,9 @@ def test_no_markup_from_data(pages: dict[str, Page]) -> None:
                     v = "".join(value.split()).lower()
                     if v.startswith(("javascript:", "data:", "vbscript:")):
                         problems.append(f"{name}: <{tag} {attr}={value!r}>")
-                if value is not None and ("alert(" in value and attr not in ("content", "title", "alt", "data-md-component")):
+                if value is not None and (
+                    "alert(" in value and attr not in ("content", "title", "alt", "data-md-component")
+                ):
                     problems.append(f"{name}: <{tag} {attr}={value!r}>")
     assert problems == []
 
@@ -432,9 +431,14 @@ def test_front_matter_stays_front_matter(hostile: Path) -> None:
         head, sep, _body = md.read_text(encoding="utf-8").partition("\n---\n\n")
         assert sep, md
         meta = yaml.safe_load(head.removeprefix("---\n"))
-        assert "hide" not in meta and set(meta) <= {"title", "description", "lastmod", "jsonld"}, (md, meta)
+        assert "hide" not in meta and set(meta) <= {"title", "description", "lastmod", "jsonld", "nav_order"}, (
+            md,
+            meta,
+        )
         assert "<" not in meta["title"] and "<" not in meta["description"], md
-    meta = yaml.safe_load((hostile / "docs" / "scenarios" / f"s-{i:02d}.md").read_text(encoding="utf-8").split("\n---\n")[0][4:])
+    meta = yaml.safe_load(
+        (hostile / "docs" / "scenarios" / f"s-{i:02d}.md").read_text(encoding="utf-8").split("\n---\n")[0][4:]
+    )
     assert meta["title"] == "title: x --- hide: [toc]"
 
 
@@ -505,14 +509,14 @@ def _csv(path: Path) -> list[dict[str, str]]:
             "offers.yaml",
             "    source: https://example.com/prices\n  - id: bm-a100-8",
             "    source: data:text/html;base64,PHNjcmlwdD4K\n  - id: bm-a100-8",
-            'data/offers.yaml:10:13: offers[0].source: only http:// or https:// links are allowed, got '
+            "data/offers.yaml:10:13: offers[0].source: only http:// or https:// links are allowed, got "
             '"data:text/html;base64,PHNjcmlwdD4K"',
         ),
         (
             "models.yaml",
             "    source: https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json",
             "    source: javascript:alert(1)",
-            'data/models.yaml:13:13: models[0].source: only http:// or https:// links are allowed, got '
+            "data/models.yaml:13:13: models[0].source: only http:// or https:// links are allowed, got "
             '"javascript:alert(1)"',
         ),
     ],
@@ -530,7 +534,9 @@ def test_javascript_source_is_rejected(tmp_path: Path, file: str, old: str, new:
 )
 def test_unshowable_characters_from_escapes_are_refused(tmp_path: Path, escape: str, code: str) -> None:
     """The loader refuses raw control characters; written as a quoted escape they must not slip through."""
-    root = make_project(tmp_path, lambda data: replace_in(data / "gpus.yaml", "name: A100 80GB SXM", f'name: "A100{escape}"'))
+    root = make_project(
+        tmp_path, lambda data: replace_in(data / "gpus.yaml", "name: A100 80GB SXM", f'name: "A100{escape}"')
+    )
     cat, problems = load_catalogue(root / "data", root)
     assert cat is None
     assert render(problems) == (

@@ -6,12 +6,12 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-from conftest import make_project, replace_in
+from conftest import replace_in
 
-from generator.build import Project, generate
-from generator.cli import main
-from generator.lint import lint
-from generator.problems import render
+from generator.cli.main import main
+from generator.data.problems import render
+from generator.pipeline import Project, generate
+from generator.results.lint import lint
 
 TODAY = dt.date(2026, 8, 1)
 
@@ -89,7 +89,7 @@ def test_price_outlier_and_per_card_mixup(mini: Path) -> None:
 def test_check_strict_fails_on_warnings_and_annotates_under_actions(
     mini: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from generator.build import build
+    from generator.pipeline import build
 
     build(Project.at(mini), site=False)
     replace_in(mini / "data" / "gpus.yaml", "fp8_tflops_dense: 330.3", "fp8_tflops_dense: 660.6")
@@ -106,7 +106,7 @@ def test_check_strict_fails_on_warnings_and_annotates_under_actions(
 
 
 def test_price_age_is_configurable(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from generator.build import build
+    from generator.pipeline import build
 
     replace_in(mini / "data" / "offers.yaml", "as_of: 2026-06-01", "as_of: 2025-06-01")
     build(Project.at(mini), site=False)

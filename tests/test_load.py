@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.load import MAX_BYTES, MAX_DEPTH, MAX_NODES, Document, Mark, Scalar, load_bytes, load_file
-from generator.problems import Severity
+from generator.data.load import MAX_BYTES, MAX_DEPTH, MAX_NODES, Document, Mark, Scalar, load_bytes, load_file
+from generator.data.problems import Severity
 
 CORPUS = Path(__file__).parent / "bad_yaml"
 CASES = sorted(p for p in CORPUS.iterdir() if p.suffix in (".yaml", ".bin"))
@@ -172,13 +172,39 @@ def test_other_top_level_keys_are_loaded() -> None:
 @pytest.mark.parametrize(
     ("written", "value"),
     [
-        ("true", True), ("False", False), ("TRUE", True), ("null", None), ("Null", None), ("~", None),
-        ("", None), ("0", 0), ("-5", -5), ("+3", 3), ("-0", 0), ("1.5", 1.5), (".5", 0.5), ("5.", 5.0),
-        ("-2.25", -2.25), ("2024-02-29", dt.date(2024, 2, 29)), ("h100", "h100"), ("1.2.3", "1.2.3"),
-        ("12:75", "12:75"), ("2025-01-05 and more", "2025-01-05 and more"), ("yesterday", "yesterday"),
-        ("1,000", "1,000"), ("NVLink 4.0", "NVLink 4.0"), ("'yes'", "yes"), ('"08"', "08"), ('"1e3"', "1e3"),
-        ("'2025-02-30'", "2025-02-30"), ("!!str 08", "08"), ("!!float 3", 3.0), ("!!int 7", 7),
-        ("!!bool false", False), ("!!null ~", None), ("0.0", 0.0),
+        ("true", True),
+        ("False", False),
+        ("TRUE", True),
+        ("null", None),
+        ("Null", None),
+        ("~", None),
+        ("", None),
+        ("0", 0),
+        ("-5", -5),
+        ("+3", 3),
+        ("-0", 0),
+        ("1.5", 1.5),
+        (".5", 0.5),
+        ("5.", 5.0),
+        ("-2.25", -2.25),
+        ("2024-02-29", dt.date(2024, 2, 29)),
+        ("h100", "h100"),
+        ("1.2.3", "1.2.3"),
+        ("12:75", "12:75"),
+        ("2025-01-05 and more", "2025-01-05 and more"),
+        ("yesterday", "yesterday"),
+        ("1,000", "1,000"),
+        ("NVLink 4.0", "NVLink 4.0"),
+        ("'yes'", "yes"),
+        ('"08"', "08"),
+        ('"1e3"', "1e3"),
+        ("'2025-02-30'", "2025-02-30"),
+        ("!!str 08", "08"),
+        ("!!float 3", 3.0),
+        ("!!int 7", 7),
+        ("!!bool false", False),
+        ("!!null ~", None),
+        ("0.0", 0.0),
     ],
 )
 def test_strict_plain_scalar_rules(written: str, value: object) -> None:
@@ -261,7 +287,9 @@ def test_too_large_is_refused_before_parsing(tmp_path: Path) -> None:
     data = b"gpus: []\n" + b"#" * MAX_BYTES
     doc, problems = load_bytes(data, "big.yaml", root="gpus")
     assert doc is None
-    assert [p.format() for p in problems] == ["big.yaml:1:1: the file is larger than 2 MiB; split it into smaller files"]
+    assert [p.format() for p in problems] == [
+        "big.yaml:1:1: the file is larger than 2 MiB; split it into smaller files"
+    ]
     big = tmp_path / "big.yaml"
     big.write_bytes(data)
     assert load_file(big, "big.yaml", root="gpus")[1] == problems
@@ -281,13 +309,23 @@ def test_all_problems_in_a_file_are_reported_at_once() -> None:
     doc, problems = load_text("gpus:\n  - a: yes\n  - a: 08\n    a: 1\n  - b: 1e3\n", "many.yaml")
     assert doc is None
     assert [p.split(":", 3)[:3] for p in problems] == [
-        ["many.yaml", "2", "8"], ["many.yaml", "3", "8"], ["many.yaml", "4", "5"], ["many.yaml", "5", "8"],
+        ["many.yaml", "2", "8"],
+        ["many.yaml", "3", "8"],
+        ["many.yaml", "4", "5"],
+        ["many.yaml", "5", "8"],
     ]
 
 
 # ------------------------------------------------------------------ fuzzing
 
-PIECES = [c.encode() for c in "[{:-&*!|>'\"\t ]},?#%@\n0a"] + [b"\xff", b"\x00", b"\xc3", "昇".encode(), b"\r", b"---\n"]
+PIECES = [c.encode() for c in "[{:-&*!|>'\"\t ]},?#%@\n0a"] + [
+    b"\xff",
+    b"\x00",
+    b"\xc3",
+    "昇".encode(),
+    b"\r",
+    b"---\n",
+]
 SAMPLE = GOOD.encode()
 
 
@@ -306,8 +344,15 @@ def check_contract(data: bytes) -> None:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.sampled_from(["insert", "delete", "replace"]), st.integers(0, len(SAMPLE)),
-                          st.sampled_from(PIECES)), min_size=1, max_size=8))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["insert", "delete", "replace"]), st.integers(0, len(SAMPLE)), st.sampled_from(PIECES)
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_mutated_files_never_raise(ops: list[tuple[str, int, bytes]]) -> None:
     data = bytearray(SAMPLE)
     for kind, pos, piece in ops:
@@ -315,9 +360,9 @@ def test_mutated_files_never_raise(ops: list[tuple[str, int, bytes]]) -> None:
         if kind == "insert":
             data[pos:pos] = piece
         elif kind == "delete":
-            del data[pos:pos + 1]
+            del data[pos : pos + 1]
         else:
-            data[pos:pos + 1] = piece
+            data[pos : pos + 1] = piece
     check_contract(bytes(data))
 
 

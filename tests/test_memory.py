@@ -6,6 +6,7 @@ unless they say otherwise; the estimator reports GiB (2^30 bytes).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,36 +15,34 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.memory import (
-    BREAKDOWN_KEYS,
-    GIB,
-    Arch,
-    Request,
-    card_counts,
-    estimate,
-    kv_bytes_per_token,
-    lora_params,
-    min_gpus,
-    model_state_bytes,
-    usable_gib,
-    weight_bytes,
-)
-from generator.records import Precision, Workload
-from generator.rules import Rules
+from generator.data.records import Precision, Workload
+from generator.data.rules import Rules
+from generator.engine.arch import Arch
+from generator.engine.footprint import kv_bytes_per_token, weight_bytes
+from generator.engine.memory import card_counts, estimate, min_gpus, usable_gib
+from generator.engine.request import BREAKDOWN_KEYS, Request
+from generator.engine.training_memory import lora_params, model_state_bytes
+from generator.engine.units import GIB
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = Rules.model_validate(yaml.safe_load((ROOT / "data" / "rules.yaml").read_text(encoding="utf-8")))
 MEM = RULES.memory
 
+
+def shape(*args, **kw):  # type: ignore[no-untyped-def]
+    """Arch.from_params with the rules' fill-in values."""
+    return Arch.from_params(*args, defaults=MEM.arch_defaults, **kw)
+
+
 # Shapes from each model's config.json on Hugging Face.
-LLAMA2_7B = Arch.from_params(6.74, layers=32, hidden=4096, heads=32, kv_heads=32, vocab=32000, intermediate=11008)
-LLAMA2_13B = Arch.from_params(13.02, layers=40, hidden=5120, heads=40, kv_heads=40, vocab=32000, intermediate=13824)
-LLAMA2_70B = Arch.from_params(68.98, layers=80, hidden=8192, heads=64, kv_heads=8, vocab=32000, intermediate=28672)
-LLAMA3_8B = Arch.from_params(8.03, layers=32, hidden=4096, heads=32, kv_heads=8, vocab=128256, intermediate=14336)
-QWEN25_7B = Arch.from_params(7.62, layers=28, hidden=3584, heads=28, kv_heads=4, vocab=152064, intermediate=18944)
+LLAMA2_7B = shape(6.74, layers=32, hidden=4096, heads=32, kv_heads=32, vocab=32000, intermediate=11008)
+LLAMA2_13B = shape(13.02, layers=40, hidden=5120, heads=40, kv_heads=40, vocab=32000, intermediate=13824)
+LLAMA2_70B = shape(68.98, layers=80, hidden=8192, heads=64, kv_heads=8, vocab=32000, intermediate=28672)
+LLAMA3_8B = shape(8.03, layers=32, hidden=4096, heads=32, kv_heads=8, vocab=128256, intermediate=14336)
+QWEN25_7B = shape(7.62, layers=28, hidden=3584, heads=28, kv_heads=4, vocab=152064, intermediate=18944)
 # LLaMA-65B (Touvron et al. 2023, Table 2; config.json of huggyllama/llama-65b).
-LLAMA_65B = Arch.from_params(65.2, layers=80, hidden=8192, heads=64, kv_heads=64, vocab=32000, intermediate=22016)
-MIXTRAL = Arch.from_params(
+LLAMA_65B = shape(65.2, layers=80, hidden=8192, heads=64, kv_heads=64, vocab=32000, intermediate=22016)
+MIXTRAL = shape(
     46.7, layers=32, hidden=4096, heads=32, kv_heads=8, vocab=32000, intermediate=14336,
     experts=8, experts_per_token=2, active_params_b=12.9,
 )  # fmt: skip
@@ -60,7 +59,7 @@ def est(**kw):  # type: ignore[no-untyped-def]
 
 
 def test_rules_file_validates_with_the_project_loader() -> None:
-    from generator.load import load_file
+    from generator.data.load import load_file
 
     doc, problems = load_file(ROOT / "data" / "rules.yaml", "data/rules.yaml", root="cost")
     assert problems == []
@@ -78,7 +77,7 @@ def test_every_precision_has_bits() -> None:
 def test_zero_paper_16_bytes_per_param_and_figure_1() -> None:
     # ZeRO (Rajbhandari et al. 2020) §3.1: mixed-precision Adam holds 2Ψ + 2Ψ + 12Ψ = 16Ψ bytes;
     # Fig. 1 for Ψ = 7.5B, N_d = 64: baseline 120 GB, P_os 31.4 GB, P_os+g 16.6 GB, P_os+g+p 1.9 GB.
-    arch = Arch.from_params(7.5)
+    arch = shape(7.5)
     base = Request(Workload.full, arch, Precision.mixed)
     one_card = sum(model_state_bytes(base, MEM).values())
     assert one_card == pytest.approx(16 * 7.5e9)
@@ -231,9 +230,9 @@ def test_breakdown_keys_and_total(kw) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_card_counts() -> None:
-    assert card_counts() == [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
-    assert card_counts(8) == [1, 2, 4, 8]
-    assert card_counts(20) == [1, 2, 4, 8, 16]
+    assert card_counts(MEM) == [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
+    assert card_counts(MEM, 8) == [1, 2, 4, 8]
+    assert card_counts(MEM, 20) == [1, 2, 4, 8, 16]
 
 
 def test_usable_gib_is_a_bit_below_nominal() -> None:
@@ -242,19 +241,19 @@ def test_usable_gib_is_a_bit_below_nominal() -> None:
 
 
 def test_derived_arch_matches_llama2_7b_shape() -> None:
-    a = Arch.from_params(6.74)
+    a = shape(6.74)
     assert (a.layers, a.hidden, a.heads, a.kv_heads, a.intermediate, a.vocab) == (32, 4096, 32, 32, 11008, 32000)
     assert "hidden" in a.derived
     assert LLAMA2_70B.derived == ()
 
 
 def test_from_model_reads_models_yaml() -> None:
-    from generator.records import OpenModel
+    from generator.data.records import OpenModel
 
     data = yaml.safe_load((ROOT / "data" / "models.yaml").read_text(encoding="utf-8"))["models"]
     for raw in data:
         m = OpenModel.model_validate(raw, strict=False)
-        a = Arch.from_model(m)
+        a = Arch.from_model(m, MEM.arch_defaults)
         assert a.params_b == m.params_b
         e = estimate(Request(Workload.inference, a, Precision.bf16), MEM)
         assert e.total_gib > a.params * 2 / GIB
@@ -290,10 +289,10 @@ def test_more_params_never_needs_less(wp, p1, p2, ckpt, shaped) -> None:  # type
     lo, hi = sorted((p1, p2))
     if shaped:  # shape fixed, intermediate grows with params
         lo, hi = lo + 1, hi + 1
-        a_lo = Arch.from_params(lo, layers=32, hidden=4096, heads=32, kv_heads=8)
-        a_hi = Arch.from_params(hi, layers=32, hidden=4096, heads=32, kv_heads=8)
+        a_lo = shape(lo, layers=32, hidden=4096, heads=32, kv_heads=8)
+        a_hi = shape(hi, layers=32, hidden=4096, heads=32, kv_heads=8)
     else:
-        a_lo, a_hi = Arch.from_params(lo), Arch.from_params(hi)
+        a_lo, a_hi = shape(lo), shape(hi)
     r_lo = _req(*wp, a_lo, grad_checkpointing=ckpt, zero_stage=3)
     r_hi = _req(*wp, a_hi, grad_checkpointing=ckpt, zero_stage=3)
     assert estimate(r_hi, MEM).total_gib >= estimate(r_lo, MEM).total_gib - 1e-9
@@ -327,13 +326,13 @@ def test_more_context_or_batch_never_needs_less(wp, c1, c2, b1, b2, gpus, ckpt) 
 @settings(max_examples=60, deadline=None)
 @given(wp=WORKLOADS, zero=st.integers(0, 3), params=st.floats(0.5, 400))
 def test_more_cards_never_increase_weights_per_card(wp, zero, params) -> None:  # type: ignore[no-untyped-def]
-    arch = Arch.from_params(params)
-    reqs = [_req(*wp, arch, gpus=n, zero_stage=zero) for n in card_counts()]
+    arch = shape(params)
+    reqs = [_req(*wp, arch, gpus=n, zero_stage=zero) for n in card_counts(MEM)]
     at_peak = [estimate(r, MEM).breakdown["weights"] for r in reqs]
-    assert all(b <= a + 1e-9 for a, b in zip(at_peak, at_peak[1:]))
+    assert all(b <= a + 1e-9 for a, b in itertools.pairwise(at_peak))
     if wp[0] != "inference":
         held = [model_state_bytes(r, MEM)["weights"] for r in reqs]
-        assert all(b <= a + 1e-9 for a, b in zip(held, held[1:]))
+        assert all(b <= a + 1e-9 for a, b in itertools.pairwise(held))
 
 
 @settings(max_examples=60, deadline=None)
@@ -345,9 +344,9 @@ def test_more_cards_never_increase_weights_per_card(wp, zero, params) -> None:  
     gb=st.sampled_from([16, 24, 48, 80, 141]),
 )
 def test_min_gpus_fits_and_predecessor_does_not(wp, params, context, batch, gb) -> None:  # type: ignore[no-untyped-def]
-    req = _req(*wp, Arch.from_params(params), context=context, batch=batch, zero_stage=3)
+    req = _req(*wp, shape(params), context=context, batch=batch, zero_stage=3)
     n = min_gpus(req, gb, MEM)
-    counts = card_counts()
+    counts = card_counts(MEM)
     limit = usable_gib(gb, MEM)
     if n is None:
         assert all(estimate(replace(req, gpus=c), MEM).total_gib > limit for c in counts)
@@ -361,10 +360,10 @@ def test_min_gpus_fits_and_predecessor_does_not(wp, params, context, batch, gb) 
 def test_sdxl_at_1024_needs_about_11_gib_and_never_splits() -> None:
     """Reported diffusers SDXL fp16 peaks at 1024x1024 without offload are ~11-12 GB;
     the seed article's 8-12 GB range agrees. More cards do not help (no TP for pipelines)."""
-    from generator.records import ModelKind
+    from generator.data.records import ModelKind
 
     rules = MEM
-    arch = Arch.from_params(3.47, kind=ModelKind.diffusion.value, defaults=rules.arch_defaults)
+    arch = Arch.from_params(3.47, kind=ModelKind.diffusion, defaults=rules.arch_defaults)
     req = Request(workload="inference", arch=arch, precision="fp16", batch=1, context=1024)
     est = estimate(req, rules)
     assert 10.0 <= est.total_gib <= 12.5

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import output
+from generator.publish import staging as output
 
 
 def marked(text: str) -> bytes:

@@ -8,12 +8,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.delivery import delivery_form
-from generator.estimate import size_workload
-from generator.memory import Arch, Request
-from generator.records import Delivery, Workload
-from generator.recommend import Constraints, editor_disagreement, for_scenario, links_cards, recommend
-from generator.validate import load_catalogue
+from generator.data.records import Delivery, Workload
+from generator.data.validate import load_catalogue
+from generator.engine.arch import Arch
+from generator.engine.cost import Usage
+from generator.engine.delivery import delivery_form
+from generator.engine.recommend import Constraints, editor_disagreement, for_scenario, links_cards, recommend
+from generator.engine.request import Request
+from generator.engine.sizing import size_workload
 
 REPO = Path(__file__).resolve().parent.parent
 CAT, _ = load_catalogue(REPO / "data", REPO)
@@ -24,10 +26,14 @@ params = st.floats(min_value=0.5, max_value=200, allow_nan=False)
 
 
 def rank(workload: Workload, params_b: float, batch: int, context: int, job: float | None, **kw):  # type: ignore[no-untyped-def]
-    precision = "bf16" if workload in (Workload.inference, Workload.lora) else ("nf4" if workload is Workload.qlora else "mixed")
+    precision = (
+        "bf16"
+        if workload in (Workload.inference, Workload.lora)
+        else ("nf4" if workload is Workload.qlora else "mixed")
+    )
     req = Request(workload=workload, arch=Arch.from_params(params_b, defaults=CAT.rules.memory.arch_defaults),
                   precision=precision, batch=batch, context=context, zero_stage=3)  # fmt: skip
-    c = Constraints(job_tokens_b=job, **kw)
+    c = Constraints(usage=Usage.from_rules(CAT.rules), job_tokens_b=job, **kw)
     return recommend(CAT, lambda gpu: size_workload(req, gpu, CAT.rules, job), workload, c)
 
 
@@ -88,9 +94,11 @@ def test_delivery_form_reasons() -> None:
 
 
 def test_scenario_editor_disagreement_is_explained() -> None:
-    from generator.records import EditorPick
+    from generator.data.records import EditorPick
 
-    s = CAT.scenarios["lora-7b"].model_copy(update={"editor_pick": EditorPick(gpu="rtx-4090-24g", delivery="bare_metal")})
+    s = CAT.scenarios["lora-7b"].model_copy(
+        update={"editor_pick": EditorPick(gpu="rtx-4090-24g", delivery="bare_metal")}
+    )
     rec = for_scenario(CAT, s)
     assert rec.pick is not None and rec.pick.gpu.id == "rtx-4090-24g"
     assert editor_disagreement(s, rec) == (

@@ -12,8 +12,17 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator, FormatChecker
 
-from generator.schemas import DRAFT, SCHEMA_DIR, main, modeline, schema_files, schema_name, stale_schemas, write_schemas
-from generator.validate import DATA_FILES
+from generator.data.schemas import (
+    DRAFT,
+    SCHEMA_DIR,
+    main,
+    modeline,
+    schema_files,
+    schema_name,
+    stale_schemas,
+    write_schemas,
+)
+from generator.data.validate import DATA_FILES
 
 REPO = Path(__file__).resolve().parent.parent
 NAMES = list(DATA_FILES)
@@ -116,13 +125,21 @@ def mutated(name: str, edit) -> Any:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(
     ("name", "edit", "expected"),
     [
-        ("gpus.yaml", lambda d: d["gpus"][0].update(memroy_gb=24), "Additional properties are not allowed ('memroy_gb'"),
+        (
+            "gpus.yaml",
+            lambda d: d["gpus"][0].update(memroy_gb=24),
+            "Additional properties are not allowed ('memroy_gb'",
+        ),
         ("gpus.yaml", lambda d: d["gpus"][0].update(tdp_w="700W"), "'700W' is not of type 'integer'"),
         ("gpus.yaml", lambda d: d["gpus"][0].update(form_factor="SXM"), "'SXM' is not one of"),
         ("gpus.yaml", lambda d: d["gpus"][0].update(unconfirmed=["memory"]), "'memory' is not one of"),
         ("gpus.yaml", lambda d: d["gpus"][0].update(source="javascript:alert(1)"), "does not match '^https?://'"),
         ("gpus.yaml", lambda d: d["gpus"][0].update(id="H100 SXM"), "does not match"),
-        ("offers.yaml", lambda d: d["offers"][0].update(unit="hours"), "'hours' is not one of ['hour', 'day', 'month']"),
+        (
+            "offers.yaml",
+            lambda d: d["offers"][0].update(unit="hours"),
+            "'hours' is not one of ['hour', 'day', 'month']",
+        ),
         ("offers.yaml", lambda d: d["offers"][0].update(price_cny=-2), "-2 is less than or equal to the minimum of 0"),
         ("offers.yaml", lambda d: d["offers"][0].update(as_of="2025-13-01"), "is not a 'date'"),
         ("offers.yaml", lambda d: d["offers"][0].pop("gpu"), "'gpu' is a required property"),

@@ -75,7 +75,9 @@ def graph(page: Page) -> list[dict]:
 
 
 def test_site_url_is_what_the_tests_expect(built_site: Path) -> None:
-    assert yaml.safe_load((built_site / "mkdocs.yml").read_text(encoding="utf-8"))["site_url"] == SITE_URL
+    from mkdocs.utils.yaml import yaml_load
+
+    assert yaml_load((built_site / "mkdocs.yml").read_text(encoding="utf-8"))["site_url"] == SITE_URL
 
 
 def test_every_page_has_title_description_canonical_and_social_tags(pages: dict[str, Page]) -> None:
@@ -119,11 +121,17 @@ def test_gpu_pages_have_product_with_cny_offers(pages: dict[str, Page], built_si
 
 
 def test_question_pages_have_faq(pages: dict[str, Page]) -> None:
-    faq_pages = [k for k in pages if k.startswith(("models/", "compare/")) and not k.endswith(("models/index.html", "compare/index.html"))]
+    faq_pages = [
+        k
+        for k in pages
+        if k.startswith(("models/", "compare/")) and not k.endswith(("models/index.html", "compare/index.html"))
+    ]
     assert len(faq_pages) > 50
     for name in faq_pages:
         faq = next(g for g in graph(pages[name]) if g["@type"] == "FAQPage")
-        assert faq["mainEntity"] and all(q["name"].endswith("？") and q["acceptedAnswer"]["text"] for q in faq["mainEntity"])
+        assert faq["mainEntity"] and all(
+            q["name"].endswith("？") and q["acceptedAnswer"]["text"] for q in faq["mainEntity"]
+        )
 
 
 def test_titles_unique(pages: dict[str, Page]) -> None:
@@ -153,7 +161,9 @@ def test_every_internal_link_resolves(pages: dict[str, Page], built_site: Path) 
 def test_sitemap_lists_every_page_with_data_dates(pages: dict[str, Page], built_site: Path) -> None:
     ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
     root = ET.parse(built_site / "site" / "sitemap.xml").getroot()
-    entries = {u.findtext("s:loc", namespaces=ns): u.findtext("s:lastmod", namespaces=ns) for u in root.findall("s:url", ns)}
+    entries = {
+        u.findtext("s:loc", namespaces=ns): u.findtext("s:lastmod", namespaces=ns) for u in root.findall("s:url", ns)
+    }
     canonicals = {p.canonical for p in content_pages(pages).values()}
     assert canonicals == set(entries)
     offers = yaml.safe_load((built_site / "data" / "offers.yaml").read_text(encoding="utf-8"))["offers"]

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator.memory import Arch, Request
-from generator.records import FormFactor, Gpu, Precision, Vendor, Workload
-from generator.rules import Rules
-from generator.speed import (
+from generator.data.records import FormFactor, Gpu, Precision, Vendor, Workload
+from generator.data.rules import Rules
+from generator.engine.arch import Arch
+from generator.engine.request import Request
+from generator.engine.speed import (
     cost_per_million_tokens,
     decode_throughput,
     expected_experts_touched,
@@ -27,8 +28,13 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES = Rules.model_validate(yaml.safe_load((ROOT / "data" / "rules.yaml").read_text(encoding="utf-8")))
 SPEED, MEM = RULES.speed, RULES.memory
 
-LLAMA2_7B = Arch.from_params(6.74, layers=32, hidden=4096, heads=32, kv_heads=32, vocab=32000, intermediate=11008)
-MIXTRAL = Arch.from_params(
+
+def shape(*args, **kw):  # type: ignore[no-untyped-def]
+    return Arch.from_params(*args, defaults=MEM.arch_defaults, **kw)
+
+
+LLAMA2_7B = shape(6.74, layers=32, hidden=4096, heads=32, kv_heads=32, vocab=32000, intermediate=11008)
+MIXTRAL = shape(
     46.7, layers=32, hidden=4096, heads=32, kv_heads=8, vocab=32000, intermediate=14336,
     experts=8, experts_per_token=2, active_params_b=12.9,
 )  # fmt: skip
@@ -108,8 +114,8 @@ def test_full_training_is_six_n_per_token() -> None:
     req = Request(Workload.pretrain, LLAMA2_7B, Precision.bf16, context=2048, grad_checkpointing=False)
     n = LLAMA2_7B.params - LLAMA2_7B.input_embedding_params
     attention = 12 * 32 * 4096 * 2048
-    assert train_flops(req, 1.0, SPEED) == pytest.approx(6 * n + attention)
-    assert 1.0 < train_flops(req, 1.0, SPEED) / (6 * LLAMA2_7B.params) < 1.1
+    assert train_flops(req, SPEED, 1.0) == pytest.approx(6 * n + attention)
+    assert 1.0 < train_flops(req, SPEED, 1.0) / (6 * LLAMA2_7B.params) < 1.1
 
 
 def test_checkpointing_and_lora_multipliers() -> None:
@@ -117,13 +123,13 @@ def test_checkpointing_and_lora_multipliers() -> None:
     ckpt = replace(full, grad_checkpointing=True)
     lora = replace(full, workload=Workload.lora)
     lora_ckpt = replace(lora, grad_checkpointing=True)
-    f = train_flops(full, 1e9, SPEED)
-    assert train_flops(ckpt, 1e9, SPEED) / f == pytest.approx(8 / 6)
-    assert train_flops(lora, 1e9, SPEED) / f == pytest.approx(4 / 6)
-    assert train_flops(lora_ckpt, 1e9, SPEED) / f == pytest.approx(6 / 6)
+    f = train_flops(full, SPEED, 1e9)
+    assert train_flops(ckpt, SPEED, 1e9) / f == pytest.approx(8 / 6)
+    assert train_flops(lora, SPEED, 1e9) / f == pytest.approx(4 / 6)
+    assert train_flops(lora_ckpt, SPEED, 1e9) / f == pytest.approx(6 / 6)
     # default tokens: one step on every card
-    assert train_flops(replace(full, gpus=8, batch=2), rules=SPEED) == pytest.approx(
-        train_flops(full, 8 * 2 * full.context, SPEED)
+    assert train_flops(replace(full, gpus=8, batch=2), SPEED) == pytest.approx(
+        train_flops(full, SPEED, 8 * 2 * full.context)
     )
 
 
@@ -133,25 +139,25 @@ def test_moe_flops_use_active_params() -> None:
 
 
 def test_link_kinds_and_scaling() -> None:
-    assert link_kind(H100, 1) == "single"
-    assert link_kind(H100, 8) == "nvlink"
-    assert link_kind(RTX4090, 8) == "pcie"
-    assert link_kind(H100_NVL, 2) == "nvlink"
-    assert link_kind(H100_NVL, 4) == "pcie"
-    assert link_kind(H100, 16) == "multi_node"
-    assert scaling_efficiency(RTX4090, 8, SPEED)[0] == 0.6  # seed article claim
-    assert scaling_efficiency(H100, 1, SPEED)[0] == 1.0
-    nv8 = scaling_efficiency(H100, 8, SPEED)[0]
-    assert scaling_efficiency(H100, 16, SPEED)[0] == pytest.approx(nv8 * SPEED.scaling.multi_node_factor)
-    assert scaling_efficiency(RTX4090, 4, SPEED)[0] > scaling_efficiency(RTX4090, 8, SPEED)[0]
+    assert link_kind(H100, 1, MEM) == "single"
+    assert link_kind(H100, 8, MEM) == "nvlink"
+    assert link_kind(RTX4090, 8, MEM) == "pcie"
+    assert link_kind(H100_NVL, 2, MEM) == "nvlink"
+    assert link_kind(H100_NVL, 4, MEM) == "pcie"
+    assert link_kind(H100, 16, MEM) == "multi_node"
+    assert scaling_efficiency(RTX4090, 8, RULES)[0] == 0.6  # seed article claim
+    assert scaling_efficiency(H100, 1, RULES)[0] == 1.0
+    nv8 = scaling_efficiency(H100, 8, RULES)[0]
+    assert scaling_efficiency(H100, 16, RULES)[0] == pytest.approx(nv8 * SPEED.scaling.multi_node_factor)
+    assert scaling_efficiency(RTX4090, 4, RULES)[0] > scaling_efficiency(RTX4090, 8, RULES)[0]
 
 
 def test_h100_finishes_big_pretraining_cheaper_than_a100() -> None:
     # 7B model, 1T tokens (Llama-2 used 2T), 64 cards. Dense BF16: H100 SXM 989.4, A100 SXM 312 TFLOPS.
     req = Request(Workload.pretrain, LLAMA2_7B, Precision.bf16, context=4096, grad_checkpointing=False)
     tokens = 1e12
-    h = training_hours(req, tokens, H100, 64, SPEED)
-    a = training_hours(req, tokens, A100, 64, SPEED)
+    h = training_hours(req, tokens, H100, 64, RULES)
+    a = training_hours(req, tokens, A100, 64, RULES)
     assert a.hours / h.hours == pytest.approx(989.4 / 312)
     # Hourly card prices as arguments (yuan per card-hour): H100 costs 2.5x the A100 per hour...
     h100_price, a100_price = 25.0, 10.0
@@ -168,13 +174,13 @@ def test_h100_finishes_big_pretraining_cheaper_than_a100() -> None:
 
 def test_decode_is_memory_bound_at_batch_one() -> None:
     req = Request(Workload.inference, LLAMA2_7B, Precision.bf16, context=1024)
-    t = decode_throughput(req, H100, 1, SPEED, MEM)
+    t = decode_throughput(req, H100, 1, RULES)
     assert t.bound == "memory"
     # ~13.2 GB of weights + 0.5 GB KV read at 80 % of 3.35 TB/s ≈ 5 ms per token.
     assert 4.5 < t.per_token_ms < 6
     assert t.tokens_per_s == pytest.approx(1000 / t.per_token_ms)
     # Memory-bound decode scales with bandwidth: H100 over A100 ≈ 3350/2039.
-    a = decode_throughput(req, A100, 1, SPEED, MEM)
+    a = decode_throughput(req, A100, 1, RULES)
     assert t.tokens_per_s / a.tokens_per_s == pytest.approx(3350 / 2039, rel=0.01)
 
 
@@ -182,38 +188,45 @@ def test_decode_gets_compute_bound_at_large_batch_and_batching_helps() -> None:
     # Short contexts so the (MHA) KV cache read stays below the weights' matmul time.
     small = Request(Workload.inference, LLAMA2_7B, Precision.bf16, context=16, batch=1)
     big = replace(small, batch=2048)
-    assert decode_throughput(big, H100, 1, SPEED, MEM).bound == "compute"
-    assert decode_throughput(big, H100, 1, SPEED, MEM).tokens_per_s > 50 * decode_throughput(small, H100, 1, SPEED, MEM).tokens_per_s
+    assert decode_throughput(big, H100, 1, RULES).bound == "compute"
+    assert (
+        decode_throughput(big, H100, 1, RULES).tokens_per_s > 50 * decode_throughput(small, H100, 1, RULES).tokens_per_s
+    )
 
 
 def test_quantized_weights_decode_faster() -> None:
     bf16 = Request(Workload.inference, LLAMA2_7B, Precision.bf16, context=512)
     int4 = replace(bf16, precision=Precision.int4)
-    assert decode_throughput(int4, H100, 1, SPEED, MEM).tokens_per_s > 2.5 * decode_throughput(bf16, H100, 1, SPEED, MEM).tokens_per_s
+    assert (
+        decode_throughput(int4, H100, 1, RULES).tokens_per_s
+        > 2.5 * decode_throughput(bf16, H100, 1, RULES).tokens_per_s
+    )
 
 
 def test_moe_experts_touched() -> None:
     assert expected_experts_touched(8, 2, 1) == pytest.approx(2)
     assert expected_experts_touched(8, 2, 1000) == pytest.approx(8)
     assert 2 < expected_experts_touched(8, 2, 4) < 8
-    one = decode_throughput(Request(Workload.inference, MIXTRAL, Precision.bf16, context=256), H100, 2, SPEED, MEM)
-    many = decode_throughput(Request(Workload.inference, MIXTRAL, Precision.bf16, context=256, batch=32), H100, 2, SPEED, MEM)
+    one = decode_throughput(Request(Workload.inference, MIXTRAL, Precision.bf16, context=256), H100, 2, RULES)
+    many = decode_throughput(
+        Request(Workload.inference, MIXTRAL, Precision.bf16, context=256, batch=32), H100, 2, RULES
+    )
     # batch 1 reads ~13B params' worth, not all 46.7B
     assert one.per_token_ms < many.per_token_ms
 
 
 def test_more_cards_decode_faster() -> None:
     req = Request(Workload.inference, LLAMA2_7B, Precision.bf16, context=1024)
-    speeds = [decode_throughput(replace(req, gpus=n), H100, n, SPEED, MEM).tokens_per_s for n in (1, 2, 4, 8)]
+    speeds = [decode_throughput(replace(req, gpus=n), H100, n, RULES).tokens_per_s for n in (1, 2, 4, 8)]
     assert speeds == sorted(speeds)
 
 
 def test_prefill_is_compute_bound() -> None:
     req = Request(Workload.inference, LLAMA2_7B, Precision.bf16, context=2048)
-    s = prefill_seconds(req, H100, 1, SPEED, memory_rules=MEM)
+    s = prefill_seconds(req, H100, 1, RULES)
     expected = forward_flops_per_token(LLAMA2_7B, 2048, SPEED) * 2048 / (989.4e12 * SPEED.prefill_mfu)
     assert s == pytest.approx(expected)
-    assert prefill_seconds(req, H100, 1, SPEED, prompt_tokens=512) < s
+    assert prefill_seconds(req, H100, 1, RULES, prompt_tokens=512) < s
 
 
 def test_cost_per_million_tokens() -> None:

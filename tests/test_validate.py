@@ -6,8 +6,8 @@ from pathlib import Path
 
 from conftest import make_project, replace_in
 
-from generator.problems import render
-from generator.validate import load_catalogue
+from generator.data.problems import render
+from generator.data.validate import load_catalogue
 
 
 def problems_after(tmp_path: Path, edit) -> str:  # type: ignore[no-untyped-def]
@@ -27,10 +27,18 @@ def test_mini_fixture_is_valid(tmp_path: Path) -> None:
 def test_schema_errors_all_at_once_with_fixes(tmp_path: Path) -> None:
     def edit(data: Path) -> None:
         replace_in(data / "offers.yaml", "price_cny: 2\n", 'price_cny: "¥1.96/时"\n')
-        replace_in(data / "offers.yaml", "unit: hour\n    as_of: 2026-06-01", "unit: hours\n    as_of: 2026-06-01\n    sourse: x")
+        replace_in(
+            data / "offers.yaml",
+            "unit: hour\n    as_of: 2026-06-01",
+            "unit: hours\n    as_of: 2026-06-01\n    sourse: x",
+        )
         replace_in(data / "gpus.yaml", "name: A100 80GB SXM", "name: 2025-01-01")
         replace_in(data / "gpus.yaml", "memory_gb: 24", "memory_gb: -24")
-        replace_in(data / "gpus.yaml", "    source: https://resources", "    source: javascript:alert(1)\n    x_source: https://resources")
+        replace_in(
+            data / "gpus.yaml",
+            "    source: https://resources",
+            "    source: javascript:alert(1)\n    x_source: https://resources",
+        )
 
     assert problems_after(tmp_path, edit) == "\n".join(
         [
@@ -56,7 +64,11 @@ def test_missing_field_points_at_the_entry(tmp_path: Path) -> None:
 
 def test_price_forms(tmp_path: Path) -> None:
     def edit(data: Path) -> None:
-        replace_in(data / "offers.yaml", "price_low_cny: 80000\n    price_high_cny: 90000", "price_low_cny: 95000\n    price_high_cny: 90000")
+        replace_in(
+            data / "offers.yaml",
+            "price_low_cny: 80000\n    price_high_cny: 90000",
+            "price_low_cny: 95000\n    price_high_cny: 90000",
+        )
         replace_in(data / "offers.yaml", "    price_cny: 15\n", "")
 
     assert problems_after(tmp_path, edit) == "\n".join(
@@ -86,7 +98,9 @@ def test_cross_references_and_duplicate_ids(tmp_path: Path) -> None:
 
 def test_loader_problems_come_through(tmp_path: Path) -> None:
     def edit(data: Path) -> None:
-        replace_in(data / "offers.yaml", "    cards: 1\n    price_cny: 2\n", "    cards: 1\n    cards: 2\n    price_cny: 2\n")
+        replace_in(
+            data / "offers.yaml", "    cards: 1\n    price_cny: 2\n", "    cards: 1\n    cards: 2\n    price_cny: 2\n"
+        )
         replace_in(data / "gpus.yaml", "domestic: false", "domestic: no")
 
     assert problems_after(tmp_path, edit) == "\n".join(

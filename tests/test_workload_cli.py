@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
+from generator.cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
 KEYS = {"weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead"}
@@ -76,5 +76,7 @@ def test_recommend_domestic_only(capsys: pytest.CaptureFixture[str]) -> None:
                        "--json")  # fmt: skip
     data = json.loads(out)
     assert code == 0
-    assert all(o["excluded"] == "不满足国产化要求" for o in data["options"] if o["gpu"] in ("h100-sxm-80g", "rtx-4090-24g"))
+    assert all(
+        o["excluded"] == "不满足国产化要求" for o in data["options"] if o["gpu"] in ("h100-sxm-80g", "rtx-4090-24g")
+    )
     assert data["pick"] in (None, "ascend-910b", "br100")

@@ -1,0 +1,73 @@
+"""Checked command-line values: every number is finite and in range, or the command
+exits 2 with one line naming the flag (never a NaN in JSON, never a silent clamp).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import math
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line: ``gpu-guide recommend: argument --params: …``."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message} (see --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def number(low: float | None = None, high: float | None = None, *, low_open: bool = False) -> Callable[[str], float]:
+    """A finite decimal in [low, high] (``low_open``: strictly above ``low``)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+        _check_range(value, text, low, high, low_open)
+        return value
+
+    return parse
+
+
+def whole(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
+    """A whole number in [low, high]."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        _check_range(value, text, low, high, False)
+        return value
+
+    return parse
+
+
+def _check_range(value: float, text: str, low: float | None, high: float | None, low_open: bool) -> None:
+    if low is not None and (value <= low if low_open else value < low):
+        word = "above" if low_open else "at least"
+        raise argparse.ArgumentTypeError(f"must be {word} {low:g}, got {text}")
+    if high is not None and value > high:
+        raise argparse.ArgumentTypeError(f"must be at most {high:g}, got {text}")
+
+
+def iso_date(text: str) -> dt.date:
+    """A calendar date written YYYY-MM-DD."""
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, got {text!r}") from None
+
+
+def slug(text: str) -> str:
+    """A non-empty id (model or GPU id); whether it exists is checked against the data later."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text.strip()

@@ -1,0 +1,181 @@
+"""``gpu-guide`` — the command line. Exit status: 0 ok, 1 data problems or stale pages, 2 usage.
+
+No Python traceback reaches an editor: data problems print as
+``file:line:col: yaml.path: message`` lines, and anything unexpected prints one line
+asking for a bug report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from generator.cli.arguments import Parser, iso_date, whole
+from generator.data.problems import DataError, Severity, render
+
+if TYPE_CHECKING:
+    from generator.pipeline import Project
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = Parser(prog="gpu-guide", description="GPU 租赁选型指南：校验数据、计算选型、生成站点。")
+    p.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: current folder)")
+    p.add_argument("--data", type=Path, default=None, help="data folder (default: ROOT/data)")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
+
+    b = sub.add_parser("build", help="validate, evaluate, render docs/ and build site/ with mkdocs --strict")
+    b.add_argument("--no-site", action="store_true", help="regenerate docs/ only")
+    b.add_argument("--production", action="store_true",
+                   help="the build to publish: refuses the placeholder domain and bad site settings")  # fmt: skip
+
+    c = sub.add_parser("check", help="validate, lint, and fail if committed generated pages are stale")
+    c.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    c.add_argument("--max-price-age", type=whole(1, 3650), default=None, metavar="DAYS",
+                   help="warn about prices older than this (default: rules.yaml prices.fresh_days)")  # fmt: skip
+    c.add_argument("--as-of", type=iso_date, default=None, metavar="YYYY-MM-DD",
+                   help="the date to judge price age against (default: SOURCE_DATE_EPOCH if set, "
+                        "else the newest price in the data; never the clock)")  # fmt: skip
+
+    d = sub.add_parser("diff", help="Markdown report of what changed in generated results since a git ref")
+    d.add_argument("--base", required=True, help="git ref to compare with, e.g. origin/main")
+    d.add_argument("--format", choices=["markdown", "json"], default="markdown")
+
+    ed = sub.add_parser("edition", help="append this data update to data/editions.yaml (the 本期变化 page)")
+    ed.add_argument("--base", required=True, help="git ref of the last published edition, e.g. origin/main")
+    ed.add_argument("--date", type=iso_date, help="publication date YYYY-MM-DD (default: the data's as-of date)")
+    ed.add_argument("--title", help="headline (default: '<date> 数据更新')")
+
+    from generator.cli.workload import add_workload_arguments
+
+    e = sub.add_parser("estimate", help="memory per card for a workload, with the breakdown")
+    add_workload_arguments(e, recommend=False)
+    r = sub.add_parser("recommend", help="ranked GPUs for a workload: cards, delivery form, cost")
+    add_workload_arguments(r, recommend=True)
+
+    s = sub.add_parser("serve", help="live preview; regenerates when data/ or templates/ change")
+    s.add_argument("--dev-addr", default="127.0.0.1:8000")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    try:
+        return _run(args)
+    except DataError as exc:
+        print(render(exc.problems), file=sys.stderr)
+        n = sum(1 for p in exc.problems if p.severity is Severity.error)
+        print(f"Aborted: {n} problem(s) in the data; nothing was written.", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("Interrupted; docs/ and site/ are unchanged.", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        print(
+            f"gpu-guide: internal error ({type(exc).__name__}: {exc}); nothing was written. "
+            "Please report this with the command you ran.",
+            file=sys.stderr,
+        )
+        return 3
+
+
+def _run(args: argparse.Namespace) -> int:
+    from generator.pipeline import Project
+
+    project = Project.at(args.root, args.data)
+    if args.command == "build":
+        return _build(project, site=not args.no_site, production=args.production)
+    if args.command == "check":
+        return _check(project, strict=args.strict, max_price_age=args.max_price_age, as_of=args.as_of)
+    if args.command == "diff":
+        from generator.review.report import run_diff
+
+        return run_diff(project, args.base, args.format)
+    if args.command == "edition":
+        from generator.review.edition import run_edition
+
+        return run_edition(project, args.base, args.date, args.title)
+    if args.command in ("estimate", "recommend"):
+        from generator.cli.workload import run_estimate, run_recommend
+
+        run = run_estimate if args.command == "estimate" else run_recommend
+        return run(project, args)
+    if args.command == "serve":
+        from generator.cli.serve import serve
+
+        return serve(project, args.dev_addr)
+    raise AssertionError(args.command)
+
+
+def _build(project: Project, site: bool, production: bool) -> int:
+    from generator.pipeline import build
+    from generator.publish.mkdocs_build import SiteBuildError
+
+    try:
+        gen = build(project, site=site, production=production)
+    except SiteBuildError as exc:
+        print("\n".join(exc.messages), file=sys.stderr)
+        print("Aborted: mkdocs build --strict failed; docs/ and site/ are unchanged.", file=sys.stderr)
+        return 1
+    except FileExistsError as exc:
+        print(str(exc), file=sys.stderr)
+        print("Aborted: nothing was written.", file=sys.stderr)
+        return 1
+    if gen.warnings:
+        print(render(gen.warnings), file=sys.stderr)
+    if gen.settings.is_placeholder:
+        print(f"note: site_url {gen.settings.site_url} is a placeholder; set the real domain in "
+              f"{project.config.name} before publishing (`--production` refuses it).", file=sys.stderr)  # fmt: skip
+    where = f"{project.docs.name}/ and {project.site.name}/" if site else f"{project.docs.name}/"
+    print(f"Built {len(gen.files)} generated files into {where} (data as of {gen.catalogue.as_of}).")
+    return 0
+
+
+def _check(project: Project, strict: bool, max_price_age: int | None, as_of: dt.date | None) -> int:
+    from generator.data.schemas import stale_schemas
+    from generator.pipeline import stale_files
+    from generator.results.lint import lint
+
+    gen, stale = stale_files(project)
+    # Projects without committed schemas (fixture sites) have nothing to keep current.
+    schemas = stale_schemas(project.root) if (project.data / "schemas").is_dir() else []
+    today = as_of or _source_date() or gen.catalogue.as_of
+    problems = gen.warnings + lint(gen.catalogue, gen.results, today=today, max_price_age_days=max_price_age)
+    if problems:
+        print(render(problems), file=sys.stderr)
+    failed = False
+    if stale:
+        print("Stale generated files (run `make site` or `gpu-guide build` and commit):", file=sys.stderr)
+        for rel in stale:
+            print(f"  docs/{rel}", file=sys.stderr)
+        failed = True
+    if schemas:
+        print("Stale JSON Schemas (run `make schemas` and commit):", file=sys.stderr)
+        for rel in schemas:
+            print(f"  {rel}", file=sys.stderr)
+        failed = True
+    if any(p.severity is Severity.error for p in problems) or (strict and problems):
+        failed = True
+    if not failed:
+        print(f"OK: data valid, {len(gen.files)} generated files current.")
+    return 1 if failed else 0
+
+
+def _source_date() -> dt.date | None:
+    """The date of ``SOURCE_DATE_EPOCH`` (reproducible-builds convention), if set and valid."""
+    value = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not value.isdigit():
+        return None
+    return dt.datetime.fromtimestamp(int(value), tz=dt.UTC).date()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

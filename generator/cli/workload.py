@@ -1,0 +1,205 @@
+"""``gpu-guide estimate`` and ``gpu-guide recommend``: the engine from the command line.
+
+Flags a user leaves out take their value from ``rules.yaml``'s ``defaults`` section, the
+same values the scenario pages, model pages and the calculator use. ``--json`` output is
+strict JSON (no NaN or Infinity).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import sys
+from dataclasses import replace
+from typing import Any
+
+from generator.cli.arguments import number, slug, whole
+from generator.data.catalogue import Catalogue
+from generator.data.problems import DataError
+from generator.data.records import Optimizer, Precision, Workload
+from generator.data.validate import load_catalogue
+from generator.engine import memory
+from generator.engine.arch import Arch
+from generator.engine.cost import Usage
+from generator.engine.recommend import Constraints, recommend
+from generator.engine.request import Request
+from generator.engine.sizing import MAX_CARDS, arch_for, size_workload
+from generator.formats import cny
+from generator.pipeline import Project
+
+#: Bounds that keep a request meaningful; the engine itself needs only "positive".
+MAX_PARAMS_B = 10_000
+MAX_CONTEXT = 1_048_576
+MAX_BATCH = 4096
+
+
+def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
+    """The workload description both commands share, plus each one's own options."""
+    p.add_argument("--workload", required=True, choices=[w.value for w in Workload])
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--model", type=slug, help="model id from data/models.yaml")
+    who.add_argument("--params", type=number(0, MAX_PARAMS_B, low_open=True), metavar="BILLIONS",
+                     help="total parameters in billions (MoE: all)")  # fmt: skip
+    for name in ("layers", "hidden", "heads", "kv-heads", "vocab", "intermediate"):
+        p.add_argument(
+            f"--{name}", type=whole(1, 10_000_000), help="with --params: architecture field (derived if missing)"
+        )
+    p.add_argument("--precision", default=Precision.bf16.value, choices=[x.value for x in Precision])
+    p.add_argument("--kv-precision", choices=[x.value for x in Precision])
+    p.add_argument("--batch", type=whole(1, MAX_BATCH), help="default: rules.yaml defaults.batch")
+    p.add_argument("--context", type=whole(1, MAX_CONTEXT), help="tokens per sequence (default: rules.yaml)")
+    p.add_argument("--grad-checkpointing", action=argparse.BooleanOptionalAction, default=None)
+    p.add_argument("--optimizer", choices=[o.value for o in Optimizer])
+    p.add_argument("--lora-rank", type=whole(1, 1024))
+    p.add_argument("--zero-stage", type=int, default=None, choices=[0, 1, 2, 3],
+                   help="training on several cards: ZeRO stage (default: rules.yaml)")  # fmt: skip
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    if recommend:
+        p.add_argument("--domestic-only", action="store_true", help="only 国产 accelerators")
+        p.add_argument("--require-cuda", action="store_true", help="only NVIDIA GPUs")
+        p.add_argument("--budget", type=number(0, low_open=True), metavar="CNY", help="monthly budget in yuan")
+        p.add_argument("--hours-per-month", type=number(0, 744, low_open=True),
+                       help="hours the cards run a month (default: the whole month)")  # fmt: skip
+        p.add_argument("--job-tokens", type=number(0, 1e6, low_open=True), metavar="BILLIONS",
+                       help="training: tokens to process")  # fmt: skip
+        p.add_argument("--disk-gb", type=number(0, 1e6))
+        p.add_argument("--egress-gb", type=number(0, 1e7))
+        p.add_argument("--no-public-ip", action="store_true")
+    else:
+        p.add_argument("--gpus", type=whole(1, MAX_CARDS), default=1,
+                       help="cards (tensor parallel for inference, ZeRO for training)")  # fmt: skip
+        p.add_argument("--gpu-memory-gb", type=number(0, 1024, low_open=True),
+                       help="a card's nominal memory; adds min_gpus to the result")  # fmt: skip
+
+
+class UsageError(Exception):
+    """A value that parses but names nothing in the data (an unknown model id)."""
+
+
+def _catalogue(project: Project) -> Catalogue:
+    cat, problems = load_catalogue(project.data, display_root=project.root)
+    if cat is None:
+        raise DataError(problems)
+    return cat
+
+
+def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
+    if args.model is not None:
+        if args.model not in cat.models:
+            close = difflib.get_close_matches(args.model, list(cat.models), n=1)
+            hint = f'; did you mean "{close[0]}"?' if close else f"; known: {', '.join(cat.models)}"
+            raise UsageError(f'unknown model "{args.model}"{hint}')
+        arch = arch_for(cat.models[args.model], cat.rules)
+    else:
+        arch = Arch.from_params(
+            args.params, layers=args.layers, hidden=args.hidden, heads=args.heads, kv_heads=args.kv_heads,
+            vocab=args.vocab, intermediate=args.intermediate, defaults=cat.rules.memory.arch_defaults,
+        )  # fmt: skip
+    d = cat.rules.defaults
+
+    def given(name: str, default: Any) -> Any:
+        value = getattr(args, name)
+        return default if value is None else value
+
+    return Request(
+        workload=Workload(args.workload), arch=arch, precision=Precision(args.precision),
+        kv_precision=Precision(args.kv_precision) if args.kv_precision else None,
+        batch=given("batch", d.batch), context=given("context", d.context),
+        grad_checkpointing=given("grad_checkpointing", d.grad_checkpointing),
+        optimizer=Optimizer(given("optimizer", d.optimizer)), lora_rank=given("lora_rank", d.lora_rank),
+        gpus=gpus, zero_stage=given("zero_stage", d.zero_stage),
+    )  # fmt: skip
+
+
+def _dumps(value: Any) -> str:
+    """Strict JSON: a NaN or infinity would be a bug, so it raises instead of printing one."""
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True, allow_nan=False)
+
+
+def run_estimate(project: Project, args: argparse.Namespace) -> int:
+    cat = _catalogue(project)
+    try:
+        req = _request(cat, args, args.gpus)
+    except (UsageError, ValueError) as exc:
+        print(f"gpu-guide estimate: {exc}", file=sys.stderr)
+        return 2
+    est = memory.estimate(req, cat.rules.memory)
+    out: dict[str, Any] = {
+        "total_gib": round(est.total_gib, 3),
+        "breakdown": {k: round(v, 3) for k, v in est.breakdown.items()},
+        "peak_phase": est.peak_phase.value,
+        "gpus": req.gpus,
+        "zero_stage": req.zero_stage,
+        "assumptions": [{"key": a.key, "value": a.value, "text": a.text_zh} for a in est.assumptions],
+    }
+    if args.gpu_memory_gb:
+        base = replace(req, gpus=1)
+        out["gpu_memory_gb"] = args.gpu_memory_gb
+        out["usable_gib"] = round(memory.usable_gib(args.gpu_memory_gb, cat.rules.memory), 3)
+        out["min_gpus"] = memory.min_gpus(base, args.gpu_memory_gb, cat.rules.memory, MAX_CARDS)
+    if args.json:
+        print(_dumps(out))
+        return 0
+    print(f"Peak memory per card: {est.total_gib:.1f} GiB on {req.gpus} card(s) ({est.peak_phase.value})")
+    for k, v in est.breakdown.items():
+        print(f"  {k:<17} {v:8.2f} GiB")
+    if "min_gpus" in out:
+        fits = out["min_gpus"]
+        print(f"Cards of {args.gpu_memory_gb:g} GB needed: {fits if fits else f'more than {MAX_CARDS}'}")
+    for a in est.assumptions:
+        print(f"  - {a.text_zh}")
+    return 0
+
+
+def run_recommend(project: Project, args: argparse.Namespace) -> int:
+    cat = _catalogue(project)
+    try:
+        req = _request(cat, args, 1)
+    except (UsageError, ValueError) as exc:
+        print(f"gpu-guide recommend: {exc}", file=sys.stderr)
+        return 2
+    usage = Usage.from_rules(
+        cat.rules, args.hours_per_month, args.disk_gb, args.egress_gb, False if args.no_public_ip else None
+    )
+    c = Constraints(
+        usage=usage, domestic_only=args.domestic_only, require_cuda=args.require_cuda,
+        budget_cny_month=args.budget, job_tokens_b=args.job_tokens,
+    )  # fmt: skip
+    rec = recommend(cat, lambda gpu: size_workload(req, gpu, cat.rules, args.job_tokens), req.workload, c)
+    rows = []
+    for rank, o in enumerate(rec.options, 1):
+        rows.append(
+            {
+                "rank": rank,
+                "gpu": o.gpu.id,
+                "name": o.gpu.name,
+                "eligible": o.eligible,
+                "cards": o.cards,
+                "per_card_gib": round(o.sizing.per_card_gib, 3),
+                "delivery": o.delivery.value,
+                "offer": o.offer.id if o.offer else None,
+                "monthly_cost_cny": round(o.monthly.total, 2) if o.monthly else None,
+                "job_hours": round(o.job_hours, 2) if o.job_hours is not None else None,
+                "job_cost_cny": round(o.job_cost_cny, 2) if o.job_cost_cny is not None else None,
+                "cost_per_million_tokens_cny": round(o.cost_per_mtok_cny, 4) if o.cost_per_mtok_cny else None,
+                "excluded": o.excluded,
+                "reasons": o.reasons,
+            }
+        )
+    if args.json:
+        print(_dumps({"options": rows, "pick": rows[0]["gpu"] if rec.pick else None}))
+        return 0
+    for r in rows:
+        cost = f"{cny(r['monthly_cost_cny'])}/月" if r["monthly_cost_cny"] is not None else "—"
+        extra = ""
+        if r["job_cost_cny"] is not None:
+            extra = f"  任务 {cny(r['job_cost_cny'])}（{r['job_hours']:,.0f} 小时）"
+        elif r["cost_per_million_tokens_cny"] is not None:
+            extra = f"  {cny(r['cost_per_million_tokens_cny'], 2)}/百万 token"
+        state = "" if r["eligible"] else f"  [{r['excluded']}]"
+        cards = r["cards"] or "-"
+        print(
+            f"{r['rank']:>2}. {r['name']:<28} ×{cards:<3} {r['per_card_gib']:>6.1f} GiB/卡  {r['delivery']:<11} {cost}{extra}{state}"
+        )
+    return 0

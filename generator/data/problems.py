@@ -1,0 +1,80 @@
+"""Problems found in the data, and how they are printed.
+
+Every stage reports into a list of :class:`Problem` instead of raising, so one run
+shows an editor everything that is wrong at once (the mkdocs ``build()`` habit),
+with the ``file:line:col: yaml.path: message`` shape of griffe's diagnostics.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+#: A location inside a YAML document: mapping keys and list indices from the root.
+YamlPath = tuple[str | int, ...]
+
+
+class Severity(StrEnum):
+    error = "error"
+    warning = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One thing an editor must fix (error) or should look at (warning)."""
+
+    file: str
+    line: int
+    col: int
+    path: str
+    message: str
+    severity: Severity = Severity.error
+
+    def format(self) -> str:
+        """``data/offers.yaml:42:9: offers[7].price_cny: message``; warnings say so."""
+        prefix = "warning: " if self.severity is Severity.warning else ""
+        where = f"{self.file}:{self.line}:{self.col}"
+        return f"{where}: {self.path}: {prefix}{self.message}" if self.path else f"{where}: {prefix}{self.message}"
+
+    def github_annotation(self) -> str:
+        """The same problem as a GitHub Actions workflow command, shown inline in a PR."""
+        kind = "error" if self.severity is Severity.error else "warning"
+        text = f"{self.path}: {self.message}" if self.path else self.message
+        # Workflow commands end at a newline and treat % specially; escape both.
+        text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return f"::{kind} file={self.file},line={self.line},col={self.col}::{text}"
+
+
+def format_path(path: YamlPath) -> str:
+    """Render ``("offers", 7, "price")`` as ``offers[7].price``."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def errors(problems: Iterable[Problem]) -> list[Problem]:
+    """Only the problems that stop a build."""
+    return [p for p in problems if p.severity is Severity.error]
+
+
+def render(problems: Sequence[Problem]) -> str:
+    """All problems, sorted by place, one a line; GitHub annotations under Actions."""
+    ordered = sorted(set(problems), key=lambda p: (p.file, p.line, p.col, p.path, p.message))
+    lines = [p.format() for p in ordered]
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        lines += [p.github_annotation() for p in ordered]
+    return "\n".join(lines)
+
+
+class DataError(Exception):
+    """Raised at a stage boundary when problems stop the build; carries all of them."""
+
+    def __init__(self, problems: Sequence[Problem]):
+        super().__init__(f"{len(problems)} problem(s)")
+        self.problems = list(problems)

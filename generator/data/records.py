@@ -1,0 +1,465 @@
+"""Typed records for everything an editor keeps under ``data/``.
+
+Each class mirrors one YAML list entry. Field docstrings (``description=``) are the
+editor's documentation: they feed the JSON Schemas and the editor's guide, so write
+them for a person who edits YAML, not for a programmer.
+
+Units are part of the field name wherever a number has one (``_gb``, ``_gbps`` = GB/s,
+``_tflops``, ``_w``, ``_cny``). Tensor figures are always DENSE; sparse vendor headline
+figures must be halved before they go in (the lint in ``generator.lint`` looks for
+figures that look sparse).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import (
+    AnyUrl,
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    UrlConstraints,
+    model_validator,
+)
+
+#: Source links must be http(s); ``javascript:`` or ``file:`` never reach a page.
+HttpUrl = Annotated[AnyUrl, UrlConstraints(allowed_schemes=["http", "https"], max_length=2000)]
+
+Slug = Annotated[
+    str,
+    Field(
+        pattern=r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$",
+        max_length=63,
+        description="Lower-case id: letters and digits, joined by '-' or '.'.",
+    ),
+]
+Text = Annotated[str, Field(min_length=1, max_length=4000)]
+ShortText = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class Record(BaseModel):
+    """Base for all records: unknown fields are errors, values are not coerced.
+
+    Enum-typed fields opt out of strict mode (``strict=False``) only so that YAML text
+    like ``container`` is accepted as the enum member; every other field stays strict,
+    so ``"12"`` is never read as a number and ``true`` never as 1.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+# --------------------------------------------------------------------------- GPUs
+
+
+class FormFactor(StrEnum):
+    sxm = "sxm"
+    pcie = "pcie"
+    oam = "oam"
+    nvl = "nvl"  # PCIe dual-slot card sold in NVLink-bridged pairs (H100 NVL)
+
+
+class Vendor(StrEnum):
+    nvidia = "NVIDIA"
+    amd = "AMD"
+    huawei = "Huawei"
+    biren = "Biren"
+
+
+class GpuFigure(StrEnum):
+    """Names of the spec figures a source or an 'unconfirmed' mark may refer to."""
+
+    memory_gb = "memory_gb"
+    memory_type = "memory_type"
+    memory_bandwidth_gbps = "memory_bandwidth_gbps"
+    fp32_tflops = "fp32_tflops"
+    fp64_tflops = "fp64_tflops"
+    fp16_tflops_dense = "fp16_tflops_dense"
+    bf16_tflops_dense = "bf16_tflops_dense"
+    fp8_tflops_dense = "fp8_tflops_dense"
+    int8_tops_dense = "int8_tops_dense"
+    tdp_w = "tdp_w"
+    interconnect = "interconnect"
+    interconnect_gbps = "interconnect_gbps"
+    pcie_gen = "pcie_gen"
+    release_year = "release_year"
+
+
+#: A figure name as YAML text; enum members are matched by value (see Record).
+Figure = Annotated[GpuFigure, Strict(False)]
+
+
+class Gpu(Record):
+    """One GPU SKU as it is rented (a memory variant is its own entry)."""
+
+    id: Slug = Field(description="Stable id used in URLs and by offers, e.g. h100-sxm-80g.")
+    name: ShortText = Field(description="Display name, e.g. 'H100 80GB SXM'.")
+    vendor: Vendor = Field(strict=False, description="Chip vendor.")
+    architecture: ShortText = Field(description="Architecture name, e.g. Hopper.")
+    form_factor: FormFactor = Field(strict=False, description="sxm, pcie, oam or nvl (bridged PCIe pair).")
+    release_year: int = Field(ge=2015, le=2035, description="Year the SKU shipped.")
+    domestic: bool = Field(description="true for a Chinese-made (国产) accelerator.")
+    memory_gb: float = Field(gt=0, le=1024, description="Memory per card as the datasheet states it (GB).")
+    memory_type: ShortText = Field(description="Memory technology, e.g. HBM3, GDDR6X.")
+    memory_bandwidth_gbps: float = Field(gt=0, le=20000, description="Memory bandwidth in GB/s.")
+    fp32_tflops: float | None = Field(gt=0, le=1000, description="Non-tensor FP32 TFLOPS; null if not published.")
+    fp64_tflops: float | None = Field(ge=0, le=1000, description="Non-tensor FP64 TFLOPS; null if not published.")
+    fp16_tflops_dense: float | None = Field(
+        gt=0,
+        le=10000,
+        description="Dense FP16 tensor TFLOPS (FP32 accumulate where the datasheet distinguishes).",
+    )
+    bf16_tflops_dense: float | None = Field(gt=0, le=10000, description="Dense BF16 tensor TFLOPS; null if none.")
+    fp8_tflops_dense: float | None = Field(gt=0, le=20000, description="Dense FP8 tensor TFLOPS; null if none.")
+    int8_tops_dense: float | None = Field(gt=0, le=20000, description="Dense INT8 tensor TOPS; null if none.")
+    tdp_w: int = Field(
+        gt=0,
+        le=2000,
+        description="Board power in watts (the maximum configurable TDP).",
+    )
+    interconnect: ShortText | None = Field(
+        description="Scale-up link between cards, e.g. 'NVLink 4'; null for PCIe only."
+    )
+    interconnect_gbps: float | None = Field(
+        gt=0,
+        le=10000,
+        description="Total scale-up bandwidth per card in GB/s (both directions); null if none.",
+    )
+    pcie_gen: int = Field(ge=3, le=6, description="PCIe generation of the host link.")
+    source: HttpUrl = Field(description="Datasheet URL for the figures.")
+    field_sources: dict[Figure, HttpUrl] = Field(
+        strict=False,
+        default_factory=dict,
+        description="Per-figure sources where a figure comes from elsewhere.",
+    )
+    unconfirmed: list[Figure] = Field(
+        strict=False,
+        default_factory=list,
+        description="Figures no vendor datasheet confirms; the page marks them.",
+    )
+    notes: Text | None = Field(default=None, description="Short editor's note shown on the GPU page.")
+
+    @property
+    def tensor_tflops(self) -> float:
+        """Dense 16-bit tensor TFLOPS used for ranking: BF16, else FP16."""
+        return self.bf16_tflops_dense or self.fp16_tflops_dense or 0.0
+
+    @property
+    def unconfirmed_names(self) -> frozenset[str]:
+        """Names of the figures marked unconfirmed (templates test membership by name)."""
+        return frozenset(f.value for f in self.unconfirmed)
+
+    @property
+    def has_nvlink_class_link(self) -> bool:
+        """True when cards talk over a dedicated scale-up link (NVLink, Infinity Fabric, HCCS...)."""
+        return self.interconnect is not None and self.form_factor in (
+            FormFactor.sxm,
+            FormFactor.oam,
+        )
+
+
+# --------------------------------------------------------------------------- offers
+
+
+class Delivery(StrEnum):
+    container = "container"
+    bare_metal = "bare_metal"
+    unspecified = "unspecified"
+
+
+class PriceUnit(StrEnum):
+    hour = "hour"
+    day = "day"
+    month = "month"
+
+
+class Offer(Record):
+    """A rental price seen on a platform or in a market survey."""
+
+    id: Slug = Field(description="Stable id of this offer.")
+    gpu: Slug = Field(description="Id of the GPU in gpus.yaml.")
+    delivery: Delivery = Field(
+        strict=False,
+        description="container, bare_metal, or unspecified (market range without form).",
+    )
+    cards: int = Field(ge=1, le=64, description="Cards in one rented instance the price is for.")
+    price_cny: float | None = Field(default=None, gt=0, le=10_000_000, description="Price in yuan per unit.")
+    price_low_cny: float | None = Field(default=None, gt=0, le=10_000_000, description="Low end of a range.")
+    price_high_cny: float | None = Field(default=None, gt=0, le=10_000_000, description="High end of a range.")
+    unit: PriceUnit = Field(
+        strict=False,
+        description="What the price buys: hour, day or month of the whole instance.",
+    )
+    as_of: dt.date = Field(description="Date the price was seen, YYYY-MM-DD.")
+    provider: ShortText = Field(description="Who quoted it.")
+    promo: bool = Field(default=False, description="true for a limited-time promotional price (活动价).")
+    source: HttpUrl = Field(description="Where the price was seen.")
+    note: Text | None = Field(default=None, description="Anything a reader should know about this price.")
+
+    @model_validator(mode="after")
+    def _one_price_form(self) -> Offer:
+        single = self.price_cny is not None
+        ranged = self.price_low_cny is not None or self.price_high_cny is not None
+        if single and ranged:
+            raise ValueError("give either price_cny or price_low_cny/price_high_cny, not both")
+        if not single and not ranged:
+            raise ValueError("no price: set price_cny, or price_low_cny and price_high_cny for a range")
+        if ranged and (self.price_low_cny is None or self.price_high_cny is None):
+            raise ValueError("a price range needs both price_low_cny and price_high_cny")
+        if ranged and self.price_low_cny > self.price_high_cny:  # type: ignore[operator]
+            raise ValueError(
+                f"price_low_cny ({self.price_low_cny:g}) is above price_high_cny ({self.price_high_cny:g}); swap them"
+            )
+        return self
+
+    @property
+    def price_mid_cny(self) -> float:
+        """The single price, or the middle of the range."""
+        if self.price_cny is not None:
+            return self.price_cny
+        return (self.price_low_cny + self.price_high_cny) / 2  # type: ignore[operator]
+
+
+# --------------------------------------------------------------------------- models
+
+
+class ModelKind(StrEnum):
+    llm = "llm"
+    diffusion = "diffusion"
+
+
+class OpenModel(Record):
+    """An open-weights model whose size drives the memory estimate."""
+
+    id: Slug = Field(description="Stable id, e.g. qwen2.5-7b.")
+    name: ShortText = Field(description="Display name.")
+    kind: ModelKind = Field(strict=False, default=ModelKind.llm, description="llm or diffusion.")
+    params_b: float = Field(
+        gt=0,
+        le=10000,
+        description="Total parameters in billions (all experts for MoE).",
+    )
+    active_params_b: float | None = Field(default=None, gt=0, description="Active parameters per token (MoE only).")
+    layers: int | None = Field(default=None, ge=1, le=1000, description="Transformer blocks.")
+    hidden: int | None = Field(default=None, ge=64, le=100000, description="Hidden size.")
+    heads: int | None = Field(default=None, ge=1, le=1024, description="Attention heads.")
+    kv_heads: int | None = Field(default=None, ge=1, le=1024, description="Key/value heads (GQA).")
+    head_dim: int | None = Field(default=None, ge=8, le=1024, description="Per-head size if not hidden/heads.")
+    intermediate: int | None = Field(default=None, ge=64, le=1000000, description="MLP intermediate size.")
+    vocab: int | None = Field(default=None, ge=256, le=1000000, description="Vocabulary size.")
+    experts: int | None = Field(default=None, ge=2, le=1024, description="Routed experts per MoE layer.")
+    experts_per_token: int | None = Field(default=None, ge=1, le=64, description="Experts each token uses.")
+    tied_embeddings: bool = Field(default=False, description="true if input and output embeddings are shared.")
+    max_context: int | None = Field(default=None, ge=512, description="Longest context the model supports.")
+    license: ShortText = Field(description="Licence name.")
+    source: HttpUrl = Field(description="Model card or config.json the figures come from.")
+
+
+# --------------------------------------------------------------------------- scenarios
+
+
+class Workload(StrEnum):
+    inference = "inference"
+    lora = "lora"
+    qlora = "qlora"
+    full = "full"
+    pretrain = "pretrain"
+
+
+class Optimizer(StrEnum):
+    """Training optimizers the memory estimate knows (states per parameter in rules.yaml)."""
+
+    adamw = "adamw"
+    adamw_8bit = "adamw-8bit"
+    sgd = "sgd"
+
+
+class Precision(StrEnum):
+    fp32 = "fp32"
+    bf16 = "bf16"
+    fp16 = "fp16"
+    fp8 = "fp8"
+    int8 = "int8"
+    int4 = "int4"
+    nf4 = "nf4"
+    q4_k_m = "q4_k_m"
+    q8_0 = "q8_0"
+    mixed = "mixed"
+
+
+class EditorPick(Record):
+    """What the editor would recommend; the build compares it with the computed pick."""
+
+    gpu: Slug = Field(description="GPU id the editor recommends.")
+    delivery: Delivery = Field(strict=False, description="Delivery form the editor recommends.")
+
+
+class Scenario(Record):
+    """One of the scenario guides: a workload, its constraints and the editor's copy."""
+
+    id: Slug = Field(description="Stable id, used in the page URL.")
+    title: ShortText = Field(description="Page title (Chinese).")
+    summary: Text = Field(description="One-paragraph introduction (Chinese).")
+    audience: ShortText = Field(description="Who this scenario is for.")
+    workload: Workload = Field(strict=False, description="inference, lora, qlora, full or pretrain.")
+    model: Slug = Field(description="Model id from models.yaml.")
+    precision: Precision = Field(strict=False, description="Weight / training precision.")
+    kv_precision: Precision | None = Field(strict=False, default=None, description="KV-cache precision (inference).")
+    batch: int | None = Field(
+        json_schema_extra={"default_from": "defaults.batch"},
+        default=None,
+        ge=1,
+        le=4096,
+        description="Sequences processed together per card group.",
+    )
+    context: int | None = Field(
+        json_schema_extra={"default_from": "defaults.context"},
+        default=None,
+        ge=64,
+        le=1_048_576,
+        description="Tokens per sequence; for diffusion models the image side in pixels.",
+    )
+    grad_checkpointing: bool | None = Field(
+        json_schema_extra={"default_from": "defaults.grad_checkpointing"},
+        default=None,
+        description="Training: recompute activations.",
+    )
+    optimizer: Optimizer | None = Field(
+        json_schema_extra={"default_from": "defaults.optimizer"},
+        strict=False,
+        default=None,
+        description="Training optimizer.",
+    )
+    lora_rank: int | None = Field(
+        json_schema_extra={"default_from": "defaults.lora_rank"},
+        default=None,
+        ge=1,
+        le=1024,
+        description="LoRA rank.",
+    )
+    zero_stage: int | None = Field(
+        json_schema_extra={"default_from": "defaults.zero_stage"},
+        default=None,
+        ge=0,
+        le=3,
+        description="ZeRO stage used when training on several cards.",
+    )
+    job_tokens_b: float | None = Field(default=None, gt=0, description="Training: tokens to process, billions.")
+    hours_per_month: float | None = Field(
+        json_schema_extra={"default_from": "cost.hours_per_month"},
+        default=None,
+        gt=0,
+        le=744,
+        description="Hours the cards are used per month (default: the whole month).",
+    )
+    domestic_only: bool = Field(default=False, description="Only 国产 accelerators qualify.")
+    require_cuda: bool = Field(
+        default=True,
+        description="The workload's code needs NVIDIA CUDA; other accelerators are ruled out.",
+    )
+    budget_cny_month: float | None = Field(default=None, gt=0, description="Monthly budget ceiling in yuan.")
+    disk_gb: float | None = Field(
+        json_schema_extra={"default_from": "defaults.disk_gb"},
+        default=None,
+        ge=0,
+        description="Data disk size in GB.",
+    )
+    egress_gb_month: float | None = Field(
+        json_schema_extra={"default_from": "defaults.egress_gb_month"},
+        default=None,
+        ge=0,
+        description="Outbound traffic per month in GB.",
+    )
+    public_ip: bool | None = Field(
+        json_schema_extra={"default_from": "defaults.public_ip"},
+        default=None,
+        description="Whether a public IP is rented.",
+    )
+    editor_pick: EditorPick | None = Field(default=None, description="The editor's recommendation.")
+    body: Text = Field(description="Editorial copy shown under the computed result (Chinese Markdown-free text).")
+
+
+# --------------------------------------------------------------------------- pitfalls
+
+
+class Evidence(StrEnum):
+    """What data a pitfall shows under its text."""
+
+    figures = "figures"  # a table of `figures` for `gpus`
+    hidden_costs = "hidden_costs"  # the monthly cost breakdown of `scenario`'s computed pick
+    overkill = "overkill"  # `scenario`'s computed pick against the dearest GPU that also fits
+    none = "none"
+
+
+class Pitfall(Record):
+    """A mistake buyers make, with the data that proves it."""
+
+    id: Slug = Field(description="Stable id.")
+    title: ShortText = Field(description="Heading (Chinese).")
+    body: Text = Field(description="Explanation (Chinese, plain text).")
+    evidence: Evidence = Field(strict=False, description="figures, hidden_costs, overkill or none.")
+    gpus: list[Slug] = Field(default_factory=list, description="GPU ids whose figures the pitfall cites.")
+    figures: list[Figure] = Field(
+        strict=False,
+        default_factory=list,
+        description="Spec figures compared across those GPUs.",
+    )
+    scenario: Slug | None = Field(default=None, description="Scenario id whose computed result is shown.")
+    advice: Text = Field(description="What to do instead.")
+
+
+# --------------------------------------------------------------------------- editions
+
+
+class Edition(Record):
+    """One published data update (本期变化), newest last in the file."""
+
+    date: dt.date = Field(description="Publication date, YYYY-MM-DD.")
+    title: ShortText = Field(description="Headline of the update (Chinese).")
+    base: ShortText | None = Field(default=None, description="Git commit the update was compared with.")
+    changes: list[Text] = Field(
+        min_length=1,
+        description="What changed, one line each (written by gpu-guide edition).",
+    )
+
+
+# --------------------------------------------------------------------------- files
+
+
+class GpusFile(Record):
+    """data/gpus.yaml"""
+
+    gpus: list[Gpu] = Field(min_length=1, description="Every GPU the guide covers.")
+
+
+class OffersFile(Record):
+    """data/offers.yaml"""
+
+    offers: list[Offer] = Field(description="Rental prices.")
+
+
+class ModelsFile(Record):
+    """data/models.yaml"""
+
+    models: list[OpenModel] = Field(min_length=1, description="Open models the guide sizes.")
+
+
+class ScenariosFile(Record):
+    """data/scenarios.yaml"""
+
+    scenarios: list[Scenario] = Field(min_length=1, description="Scenario guides.")
+
+
+class PitfallsFile(Record):
+    """data/pitfalls.yaml"""
+
+    pitfalls: list[Pitfall] = Field(description="Pitfalls page entries.")
+
+
+class EditionsFile(Record):
+    """data/editions.yaml"""
+
+    editions: list[Edition] = Field(description="Published data updates, oldest first.")

@@ -1,0 +1,375 @@
+"""Typed form of ``data/rules.yaml``: every constant the buying engine uses.
+
+An editor changes a number in ``data/rules.yaml``; this module only says what each
+number means (``description=`` feeds the JSON Schema and the editor's guide). Each
+value's source is the YAML comment next to it. Method notes: ``docs-dev/estimator.md``.
+
+Rules are data: the engine reads only the :class:`Rules` object it is handed, never
+the repository's file, so ``diff`` against an older ref, ``serve`` after an edit and an
+installed package all compute with the rules they were given. Validation happens in
+:mod:`generator.data.validate`, as strict as for every other file (``"730"``, ``yes``
+or ``true`` where a number belongs are refused).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, Strict
+
+from generator.data.records import Optimizer, Precision
+
+#: A precision name as YAML text (records.Precision's values).
+PrecisionName = Annotated[Precision, Strict(False)]
+#: Precisions full training / pre-training supports.
+TrainPrecisionName = Literal["mixed", "bf16", "fp16", "fp32"]
+LoraTarget = Literal["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+
+
+class ActivationRegime(StrEnum):
+    """How a training recipe's activations are laid out (see MemoryTrainingRules.layer_activations)."""
+
+    bf16 = "bf16"
+    autocast_fp32 = "autocast_fp32"
+    fp32 = "fp32"
+
+
+class LinkKind(StrEnum):
+    """How the cards of one job talk to each other."""
+
+    single = "single"
+    nvlink = "nvlink"
+    pcie = "pcie"
+    multi_node = "multi_node"
+
+
+Regime = Annotated[ActivationRegime, Strict(False)]
+OptimizerName = Annotated[Optimizer, Strict(False)]
+
+_Fraction = Field(gt=0, le=1)
+
+
+class _Section(BaseModel):
+    """Base of every rules section: unknown keys are errors, values never change."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+# --------------------------------------------------------------------------- cost, delivery
+
+
+class CostRules(_Section):
+    """Prices that are not GPU rent, and the month length."""
+
+    hours_per_month: float = Field(gt=0, le=744, description="Hours in an average month (24*365/12 = 730).")
+    disk_cny_per_gb_month: float = Field(ge=0, description="Data disk price, yuan per GB per month.")
+    egress_cny_per_gb: float = Field(ge=0, description="Outbound traffic price, yuan per GB.")
+    public_ip_cny_month: float = Field(ge=0, description="Public IP price, yuan per month.")
+    assumptions_confirmed: bool = Field(
+        description="false while the prices above are assumptions; pages then mark them as unconfirmed."
+    )
+
+
+class PriceRules(_Section):
+    """How old a price may be and still count."""
+
+    fresh_days: int = Field(
+        ge=1,
+        le=3650,
+        description="Offers older than this many days (before the newest price in the data) are history.",
+    )
+
+
+class DefaultRules(_Section):
+    """What a scenario, the command line, model pages and the calculator assume when the
+    reader gives nothing. The one source of defaults: change them here, nowhere else."""
+
+    batch: int = Field(ge=1, description="Concurrent sequences (inference) or micro-batch per card (training).")
+    context: int = Field(ge=64, description="Tokens per sequence.")
+    grad_checkpointing: bool = Field(description="Training: recompute activations in backward.")
+    optimizer: OptimizerName = Field(description="Training optimizer.")
+    lora_rank: int = Field(ge=1, description="LoRA rank.")
+    zero_stage: int = Field(ge=0, le=3, description="ZeRO stage when training on several cards.")
+    disk_gb: float = Field(ge=0, description="Data disk kept all month, GB.")
+    egress_gb_month: float = Field(ge=0, description="Outbound traffic per month, GB.")
+    public_ip: bool = Field(description="Whether one public IP per instance is rented.")
+
+
+class DeliveryRules(_Section):
+    """Container versus bare metal."""
+
+    container_virtualization_loss: float = Field(
+        ge=0, lt=1, description="Share of speed lost to container virtualization (seed article: 3%-8%)."
+    )
+    bare_metal_min_training_cards: int = Field(
+        ge=1, description="Training on at least this many cards needs bare metal with NVLink."
+    )
+
+
+# --------------------------------------------------------------------------- memory
+
+
+class ArchDefaults(_Section):
+    """Values used to fill in architecture fields a model entry leaves empty."""
+
+    vocab: int = Field(ge=256, description="Vocabulary size assumed when unknown.")
+    head_dim: int = Field(ge=8, description="Size of one attention head assumed when unknown.")
+    hidden_per_layer: float = Field(gt=0, description="Hidden size divided by number of layers (Llama-like shape).")
+    hidden_multiple: int = Field(ge=1, description="Derived hidden sizes are rounded to a multiple of this.")
+    block_params_per_hidden_sq: float = Field(
+        gt=0, description="Parameters of one decoder block divided by hidden squared (Llama: 12)."
+    )
+    intermediate_per_hidden: float = Field(gt=0, description="MLP intermediate size divided by hidden size.")
+    intermediate_multiple: int = Field(ge=1, description="Derived intermediate sizes are rounded to this multiple.")
+    moe_experts_per_token: int = Field(ge=1, description="Experts each token uses when a MoE entry omits it.")
+
+
+class InferenceRules(_Section):
+    """Memory of serving a model."""
+
+    max_tensor_parallel: int = Field(ge=1, description="Largest tensor-parallel group; more cards add pipeline stages.")
+    activation_bytes: float = Field(gt=0, description="Bytes per activation value for 16-bit models.")
+    fp32_activation_bytes: float = Field(gt=0, description="Bytes per activation value for fp32 models.")
+    prefill_intermediate_copies: float = Field(
+        ge=0, description="MLP-width temporaries alive at once while one layer processes the prompt."
+    )
+    prefill_hidden_copies: float = Field(
+        ge=0, description="Hidden-width temporaries alive at once in attention while processing the prompt."
+    )
+    prefill_resident_hidden_copies: float = Field(
+        ge=0, description="Hidden-width tensors alive across the whole layer (residual stream, layer input)."
+    )
+    diffusion_activation_gib_per_megapixel: float = Field(
+        ge=0, description="Diffusion models: denoise and VAE-decode peak per million output pixels, GiB."
+    )
+    last_token_logits_bytes_per_vocab: float = Field(
+        ge=0, description="Bytes per vocabulary entry for the last position's logits and sampling, per sequence."
+    )
+
+
+class TrainingRecipe(_Section):
+    """Bytes per parameter one card holds for a training precision."""
+
+    weights: float = Field(ge=0, description="Model weights as the forward pass uses them.")
+    gradients: float = Field(ge=0, description="Gradients.")
+    master_weights: float = Field(
+        ge=0, description="Extra fp32 master copy kept by the optimizer (ZeRO mixed precision)."
+    )
+    autocast_copy: float = Field(
+        ge=0, description="16-bit weight copies autocast keeps alive for backward (fp32 model under AMP)."
+    )
+    activations: Regime = Field(description="Activation layout: bf16, autocast_fp32 or fp32.")
+
+
+class OptimizerRule(_Section):
+    """What an optimizer keeps per trained parameter."""
+
+    states_per_param: int = Field(ge=0, description="State tensors per parameter (AdamW: 2, exp_avg and exp_avg_sq).")
+    state_bytes: float | None = Field(
+        ge=0, description="Bytes per state value; null = same dtype as the (master) weights."
+    )
+    step_temporaries_per_param: float = Field(
+        ge=0, description="Temporary tensors per parameter allocated during step() (foreach AdamW: 1)."
+    )
+
+
+class LayerActivations(_Section):
+    """Saved-for-backward bytes per token per decoder layer."""
+
+    per_hidden: float = Field(ge=0, description="Bytes per token per unit of hidden size.")
+    per_intermediate: float = Field(ge=0, description="Bytes per token per unit of MLP intermediate size.")
+    per_head: float = Field(ge=0, description="Bytes per token per attention head (SDPA logsumexp).")
+
+
+class CheckpointBytes(_Section):
+    """Bytes per token per unit of hidden size kept per layer with gradient checkpointing."""
+
+    bf16: float = Field(ge=0, description="16-bit residual stream.")
+    autocast_fp32: float = Field(ge=0, description="fp32 residual stream under autocast.")
+    fp32: float = Field(ge=0, description="fp32 model.")
+
+
+class MemoryTrainingRules(_Section):
+    """Memory of fine-tuning and pre-training."""
+
+    recipes: dict[TrainPrecisionName, TrainingRecipe] = Field(
+        description="Bytes per parameter per precision on one card without ZeRO."
+    )
+    zero_recipes: dict[TrainPrecisionName, TrainingRecipe] = Field(
+        description="Bytes per parameter per precision under DeepSpeed ZeRO (before sharding)."
+    )
+    optimizers: dict[OptimizerName, OptimizerRule] = Field(description="Optimizer states and step temporaries.")
+    zero_step_temporaries_per_param: float = Field(
+        ge=0, description="Step temporaries per parameter under ZeRO (DeepSpeed FusedAdam: 0)."
+    )
+    layer_activations: dict[Regime, LayerActivations] = Field(
+        description="Saved activations per token per layer for each activation layout."
+    )
+    checkpoint_bytes_per_hidden: CheckpointBytes = Field(
+        description="Per-layer bytes per token per hidden unit kept with gradient checkpointing."
+    )
+    recompute_layer_factor: float = Field(
+        ge=1, description="One recomputed layer plus its backward temporaries, in units of one layer's activations."
+    )
+    logits_held_bytes_per_vocab: float = Field(
+        ge=0, description="Bytes per token per vocabulary entry held from the loss until backward."
+    )
+    logits_backward_bytes_per_vocab: float = Field(
+        ge=0, description="Extra bytes per token per vocabulary entry at the start of backward."
+    )
+    moe_dispatch_bytes_per_hidden: float = Field(
+        ge=0, description="MoE: bytes per token per hidden unit per chosen expert for routing copies."
+    )
+    final_norm_bytes_per_hidden: float = Field(ge=0, description="Final norm's saved bytes per token per hidden unit.")
+    lora_targets: list[LoraTarget] = Field(min_length=1, description="Linear layers that get LoRA adapters.")
+    lora_adapter_bits: float = Field(gt=0, description="Bits per adapter weight (PEFT keeps adapters in fp32).")
+    lora_input_copy_bytes: float = Field(
+        ge=0, description="Bytes per input value PEFT saves when it casts a module's input to the adapter dtype."
+    )
+    qlora_weight_format: PrecisionName = Field(description="Storage format of the frozen base in QLoRA.")
+    qlora_default_compute: PrecisionName = Field(description="Compute dtype of QLoRA when the scenario gives none.")
+    qlora_embedding_bits: float = Field(gt=0, description="Bits per embedding / lm_head parameter in QLoRA.")
+    qlora_activations: Regime = Field(description="Activation layout of QLoRA training.")
+    zero3_live_modules: float = Field(ge=0, description="ZeRO-3: gathered modules alive at once.")
+    zero3_gather_bytes: float = Field(gt=0, description="ZeRO-3: bytes per gathered parameter.")
+    zero_reduce_bucket_elements: int = Field(ge=0, description="ZeRO 1-2: gradient reduce bucket, in elements.")
+    zero_bucket_bytes: float = Field(gt=0, description="Bytes per element of the reduce bucket.")
+
+
+class OverheadRules(_Section):
+    """Memory a card loses to the software stack."""
+
+    cuda_context_gib: float = Field(ge=0, description="CUDA context and cuBLAS workspaces per card, GiB.")
+    multi_card_comm_gib: float = Field(ge=0, description="NCCL buffers per card when several cards work together, GiB.")
+    fragmentation_fraction: float = Field(ge=0, lt=1, description="Allocator overhead as a share of everything else.")
+
+
+class CardCountRules(_Section):
+    """Card counts a job may use."""
+
+    within_node: list[int] = Field(min_length=1, description="Counts possible inside one server, ascending.")
+    node_step: int = Field(ge=1, description="Beyond one server, counts grow by whole servers of this many cards.")
+
+
+class MemoryRules(_Section):
+    """Everything the memory estimator needs."""
+
+    bits_per_param: dict[PrecisionName, float] = Field(description="Storage bits per parameter for each precision.")
+    embeddings_16bit_formats: list[PrecisionName] = Field(
+        description="Formats whose tools keep embedding and lm_head in 16-bit."
+    )
+    embedding_bits: float = Field(gt=0, description="Bits per embedding parameter in those formats.")
+    dequant_formats: list[PrecisionName] = Field(
+        description="Formats that dequantize a whole weight to 16-bit before each matmul."
+    )
+    dequant_copies: float = Field(ge=0, description="Dequantized weight copies alive at once.")
+    kv_default_precision: PrecisionName = Field(description="KV-cache precision when a scenario gives none.")
+    kv_fp32_when_model_fp32: bool = Field(description="An fp32 model keeps an fp32 KV cache by default.")
+    arch_defaults: ArchDefaults = Field(description="Architecture fill-in values.")
+    inference: InferenceRules = Field(description="Serving.")
+    training: MemoryTrainingRules = Field(description="Fine-tuning and pre-training.")
+    overhead: OverheadRules = Field(description="Per-card software overhead.")
+    usable_fraction: float = Field(gt=0, le=1, description="Usable share of the nominal memory per card.")
+    card_counts: CardCountRules = Field(description="Card counts tried when sizing a job.")
+
+
+# --------------------------------------------------------------------------- speed
+
+
+class ScalingPoint(_Section):
+    """Scaling efficiency from a card count upward."""
+
+    cards: int = Field(ge=2, description="Applies to jobs with at least this many cards.")
+    efficiency: float = Field(gt=0, le=1, description="Fraction of linear speed-up achieved.")
+
+
+class ScalingRules(_Section):
+    """Multi-card scaling per kind of link."""
+
+    nvlink: list[ScalingPoint] = Field(min_length=1, description="Cards joined by NVLink-class links.")
+    pcie: list[ScalingPoint] = Field(min_length=1, description="Cards that talk over PCIe only.")
+    multi_node_factor: float = Field(gt=0, le=1, description="Extra factor when a job spans several servers.")
+
+
+class TpEfficiency(_Section):
+    """Tensor-parallel efficiency of decoding per kind of link."""
+
+    single: float = Field(gt=0, le=1, description="One card.")
+    nvlink: float = Field(gt=0, le=1, description="NVLink-class links.")
+    pcie: float = Field(gt=0, le=1, description="PCIe only.")
+    multi_node: float = Field(gt=0, le=1, description="Across servers (pipeline stages).")
+
+
+class DecodeRules(_Section):
+    """Token generation speed."""
+
+    bandwidth_efficiency: float = Field(gt=0, le=1, description="Share of peak memory bandwidth a decode step gets.")
+    compute_efficiency: float = Field(gt=0, le=1, description="Share of dense tensor peak a decode step gets.")
+    tp_efficiency: TpEfficiency = Field(description="Tensor-parallel efficiency per link kind.")
+
+
+class SpeedRules(_Section):
+    """Everything the speed estimator needs."""
+
+    forward_flops_per_param: float = Field(gt=0, description="Forward FLOPs per parameter per token (2).")
+    attention_flops_per_layer_width_context: float = Field(
+        ge=0, description="Forward attention FLOPs per token per layer per attention width per context token."
+    )
+    backward_to_forward: float = Field(ge=0, description="Backward FLOPs as a multiple of forward (full training).")
+    frozen_backward_to_forward: float = Field(ge=0, description="Backward FLOPs as a multiple of forward (LoRA).")
+    recompute_to_forward: float = Field(ge=0, description="Extra forwards per step with gradient checkpointing.")
+    mfu: float = Field(gt=0, le=1, description="Model FLOPs utilization of training on one card.")
+    scaling: ScalingRules = Field(description="Multi-card scaling.")
+    decode: DecodeRules = Field(description="Decoding.")
+    prefill_mfu: float = Field(gt=0, le=1, description="Model FLOPs utilization of prompt processing.")
+
+
+# --------------------------------------------------------------------------- landing pages
+
+
+class ModelPageWorkload(_Section):
+    """The workload a model page sizes for one workload type."""
+
+    precision: PrecisionName = Field(description="Weight / training precision.")
+    batch: int = Field(ge=1, description="Concurrent sequences (inference) or micro-batch (training).")
+    context: int = Field(ge=64, description="Tokens per sequence.")
+    job_tokens_b: float | None = Field(
+        default=None, gt=0, description="Training: tokens of the reference job, billions."
+    )
+
+
+class ModelPageKinds(_Section):
+    """One workload definition per kind of model page; all four are required."""
+
+    inference: ModelPageWorkload = Field(description="Serving one user.")
+    lora: ModelPageWorkload = Field(description="LoRA fine-tuning.")
+    qlora: ModelPageWorkload = Field(description="QLoRA fine-tuning.")
+    full: ModelPageWorkload = Field(description="Full fine-tuning.")
+
+
+class PageRules(_Section):
+    """Editorial defaults of the generated landing pages (model pages, comparisons)."""
+
+    model_pages: ModelPageKinds = Field(description="Workload per model page kind.")
+    fit_card_counts: list[int] = Field(min_length=1, description="Card counts shown in 'which models fit' tables.")
+    compare_max_rank_gap: int = Field(ge=1, description="Compare GPUs at most this many ladder places apart.")
+    compare_reference_scenarios: list[str] = Field(
+        min_length=1, description="Scenario ids whose job is priced on both GPUs of a comparison."
+    )
+    description_max_chars: int = Field(ge=40, le=160, description="Longest meta description written.")
+
+
+# --------------------------------------------------------------------------- whole file
+
+
+class Rules(_Section):
+    """The whole of ``data/rules.yaml``."""
+
+    memory: MemoryRules = Field(description="Memory estimator constants.")
+    speed: SpeedRules = Field(description="Speed estimator constants.")
+    cost: CostRules = Field(description="Non-GPU prices and month length.")
+    delivery: DeliveryRules = Field(description="Container versus bare metal.")
+    prices: PriceRules = Field(description="Freshness of prices.")
+    defaults: DefaultRules = Field(description="Inputs assumed when a scenario or a reader leaves them out.")
+    pages: PageRules = Field(description="Landing-page defaults.")

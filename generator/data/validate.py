@@ -1,0 +1,407 @@
+"""Turn loaded YAML documents into a typed :class:`Catalogue`, collecting every problem.
+
+Two passes: each file against its record model (pydantic), then the cross-record
+checks (unique ids, references between files). Pydantic's own messages are written
+for programmers; :func:`_message` rewrites the common ones into sentences that say
+the fix, and every problem is placed at the line and column the editor typed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from generator.data.catalogue import Catalogue
+from generator.data.load import Document, load_file
+from generator.data.problems import Problem, YamlPath, format_path
+from generator.data.records import (
+    EditionsFile,
+    GpusFile,
+    ModelsFile,
+    OffersFile,
+    PitfallsFile,
+    ScenariosFile,
+)
+from generator.data.rules import Rules
+
+#: file name -> (key every entry list lives under, record model of the whole file)
+DATA_FILES: dict[str, tuple[str, type[BaseModel]]] = {
+    "gpus.yaml": ("gpus", GpusFile),
+    "offers.yaml": ("offers", OffersFile),
+    "models.yaml": ("models", ModelsFile),
+    "scenarios.yaml": ("scenarios", ScenariosFile),
+    "pitfalls.yaml": ("pitfalls", PitfallsFile),
+    "rules.yaml": ("cost", Rules),
+    "editions.yaml": ("editions", EditionsFile),
+}
+#: Files a project may leave out; they then count as empty.
+OPTIONAL_FILES = {"editions.yaml": EditionsFile(editions=[])}
+
+
+def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Catalogue | None, list[Problem]]:
+    """Load and validate every data file; return the catalogue, or None and the problems."""
+    problems: list[Problem] = []
+    records: dict[str, BaseModel] = {}
+    docs: dict[str, Document] = {}
+    for filename, (root_key, model) in DATA_FILES.items():
+        path = data_dir / filename
+        name = _display(path, display_root)
+        if not path.is_file() and filename in OPTIONAL_FILES:
+            records[filename] = OPTIONAL_FILES[filename]
+            continue
+        if not path.is_file():
+            problems.append(Problem(name, 1, 1, "", f"file is missing; every build needs {filename} in {data_dir}"))
+            continue
+        doc, found = load_file(path, name, root=root_key)
+        problems += found
+        if doc is None:
+            continue
+        docs[filename] = doc
+        unshowable = text_problems(doc)
+        record, found = validate_document(doc, model)
+        said = {p.path for p in unshowable}
+        problems += unshowable + [p for p in found if p.path not in said]
+        if record is not None:
+            records[filename] = record
+    problems += reference_check(docs)
+    if len(records) != len(DATA_FILES):
+        return None, problems
+    cat = Catalogue(
+        gpus={g.id: g for g in records["gpus.yaml"].gpus},  # type: ignore[attr-defined]
+        offers=list(records["offers.yaml"].offers),  # type: ignore[attr-defined]
+        models={m.id: m for m in records["models.yaml"].models},  # type: ignore[attr-defined]
+        scenarios={s.id: s for s in records["scenarios.yaml"].scenarios},  # type: ignore[attr-defined]
+        pitfalls=list(records["pitfalls.yaml"].pitfalls),  # type: ignore[attr-defined]
+        rules=records["rules.yaml"],  # type: ignore[arg-type]
+        editions=list(records["editions.yaml"].editions),  # type: ignore[attr-defined]
+        inputs=tuple(_display(data_dir / f, display_root) for f in DATA_FILES if f in docs),
+        docs=docs,
+    )
+    problems += cross_check(cat, docs)
+    if any(p.severity.value == "error" for p in problems):
+        return None, problems
+    return cat, problems
+
+
+def _display(path: Path, root: Path | None) -> str:
+    try:
+        return path.relative_to(root).as_posix() if root else path.as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+# --------------------------------------------------------------------------- pass 1
+
+
+def validate_document(doc: Document, model: type[BaseModel]) -> tuple[BaseModel | None, list[Problem]]:
+    """Validate one loaded file against its model; problems carry the editor's line:col."""
+    try:
+        return model.model_validate(doc.value), []
+    except ValidationError as exc:
+        return None, [_problem(doc, err, model) for err in exc.errors(include_url=False)]
+
+
+#: Characters a quoted YAML escape (``"\\v"``, ``"\\x00"``, ``"\\ud800"``) can put into text
+#: that no page, SVG chart or UTF-8 file can carry: C0 controls other than tab and line
+#: breaks, lone surrogates, and the two non-characters XML forbids.
+_UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def text_problems(doc: Document) -> list[Problem]:
+    """Text values holding characters a page cannot show, at the value's line."""
+    problems: list[Problem] = []
+
+    def walk(value: Any, path: YamlPath) -> None:
+        if isinstance(value, str):
+            found = _UNSHOWABLE.search(value)
+            if found:
+                mark = doc.mark(path)
+                problems.append(
+                    Problem(
+                        doc.name,
+                        mark.line,
+                        mark.col,
+                        format_path(path),
+                        f"contains the invisible character U+{ord(found.group()):04X}, which a web page cannot "
+                        "show; remove it (it comes from a backslash escape inside quotes)",
+                    )
+                )
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, (*path, key))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, (*path, i))
+
+    walk(doc.value, ())
+    return problems
+
+
+def _problem(doc: Document, err: Any, model: type[BaseModel]) -> Problem:
+    loc: YamlPath = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+    loc = _strip_variant_names(loc)
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        mark = doc.key_marks.get(loc) or doc.mark(loc)
+    elif kind == "missing":
+        mark = doc.mark(loc[:-1])
+    else:
+        mark = doc.mark(loc)
+    return Problem(doc.name, mark.line, mark.col, format_path(loc), _message(doc, loc, err, model))
+
+
+def _strip_variant_names(loc: YamlPath) -> YamlPath:
+    """Pydantic adds union/enum branch names ('float', 'is-instance[Delivery]') to locs; drop them."""
+    known = ("str", "float", "int", "bool", "date", "none", "list", "dict", "url")
+    out = []
+    for part in loc:
+        if isinstance(part, str) and (part in known or "[" in part or part.startswith("constrained-")):
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value:g}"
+    if isinstance(value, dt.date):
+        return f"the date {value.isoformat()}"
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    text = str(value)
+    return f'"{_one_line(text[:60])}…"' if len(text) > 60 else f'"{_one_line(text)}"'
+
+
+def _one_line(text: str) -> str:
+    """Text quoted in a message, with line breaks and other invisible characters as escapes,
+    so every problem stays on one ``file:line:col:`` line."""
+    out = []
+    for ch in text:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ch.isprintable() or ch == " ":
+            out.append(ch)
+        else:
+            out.append(f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
+    return "".join(out)
+
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _field_names(model: type[BaseModel], loc: YamlPath) -> list[str]:
+    """The field names allowed at the mapping that holds ``loc``'s last key."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = getattr(current, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        current = _inner_model(field.annotation)
+        if current is None:
+            return []
+    return list(getattr(current, "model_fields", {}))
+
+
+def _inner_model(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _message(doc: Document, loc: YamlPath, err: Any, model: type[BaseModel]) -> str:
+    kind: str = err["type"]
+    value = err.get("input")
+    ctx = err.get("ctx") or {}
+    scalar = doc.scalars.get(loc)
+    name = _one_line(str(loc[-1])) if loc else ""
+    if kind == "missing":
+        return f'missing required field "{name}"'
+    if kind == "extra_forbidden":
+        allowed = _field_names(model, loc)
+        close = difflib.get_close_matches(str(name), allowed, n=1, cutoff=0.6)
+        hint = f'; did you mean "{close[0]}"?' if close else f"; allowed fields: {', '.join(allowed)}"
+        return f'unknown field "{name}"{hint}'
+    if kind == "string_type":
+        if scalar is not None and scalar.plain and not isinstance(value, (dict, list)):
+            return (
+                f"expected text, got {_describe(value)} (YAML reads the bare {scalar.text} that way); "
+                f'put it in quotes: "{scalar.text}"'
+            )
+        return f"expected text, got {_describe(value)}"
+    if kind in ("float_type", "int_type", "int_from_float", "float_parsing", "int_parsing"):
+        want = "a whole number" if kind.startswith("int") else "a number"
+        if isinstance(value, str):
+            digits = "".join(ch for ch in value if ch.isdigit() or ch == ".")
+            hint = f"; write {digits} and give the unit in its own field" if digits else ""
+            return f"expected {want}, got text {_describe(value)}{hint}"
+        return f"expected {want}, got {_describe(value)}"
+    if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        words = {
+            "greater_than": ("above", ctx.get("gt")),
+            "greater_than_equal": ("at least", ctx.get("ge")),
+            "less_than": ("below", ctx.get("lt")),
+            "less_than_equal": ("at most", ctx.get("le")),
+        }[kind]
+        return f"must be {words[0]} {words[1]:g}, got {value:g}" if isinstance(value, (int, float)) else err["msg"]
+    if kind == "bool_type":
+        return f"expected true or false, got {_describe(value)}"
+    if kind in ("enum", "literal_error"):
+        expected = str(ctx.get("expected", "")).replace("'", "")
+        options = [o.strip() for o in expected.replace(" or ", ",").split(",") if o.strip()]
+        close = difflib.get_close_matches(str(value), options, n=1, cutoff=0.5)
+        hint = f'; did you mean "{close[0]}"?' if close else ""
+        return f"must be one of {', '.join(options)}; got {_describe(value)}{hint}"
+    if kind == "url_scheme":
+        return f"only http:// or https:// links are allowed, got {_describe(value)}"
+    if kind.startswith("url_") or kind == "url_parsing":
+        return f"not a valid link: {_describe(value)}; write a full https:// address"
+    if kind in ("date_type", "date_parsing", "date_from_datetime_parsing"):
+        return f"expected a date written YYYY-MM-DD, got {_describe(value)}"
+    if kind == "string_pattern_mismatch":
+        return f"ids use lower-case letters and digits joined by '-' or '.', got {_describe(value)}"
+    if kind in ("string_too_long", "too_long"):
+        return f"too long: at most {ctx.get('max_length')} characters/items"
+    if kind in ("string_too_short", "too_short"):
+        return "must not be empty"
+    if kind == "list_type":
+        return f"expected a list (lines starting with '- '), got {_describe(value)}"
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        return f"expected a mapping of field: value, got {_describe(value)}"
+    if kind == "value_error":
+        return str(ctx.get("error", err["msg"]))
+    return str(err["msg"])
+
+
+# --------------------------------------------------------------------------- pass 2
+
+
+def _entries(docs: dict[str, Document], filename: str, key: str) -> list[Any] | None:
+    """The raw list under ``key`` of a loaded file, or None when the file did not load."""
+    doc = docs.get(filename)
+    if doc is None or not isinstance(doc.value, dict) or not isinstance(doc.value.get(key), list):
+        return None
+    return doc.value[key]
+
+
+def _ids(entries: list[Any] | None) -> list[str] | None:
+    if entries is None:
+        return None
+    return [e["id"] for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str)]
+
+
+def reference_check(docs: dict[str, Document]) -> list[Problem]:
+    """Unique ids and every reference between files, on the raw documents.
+
+    Runs even when some records failed their schema, so one run reports schema errors and
+    broken references together. A reference into a file that did not load is not checked.
+    """
+    problems: list[Problem] = []
+
+    def at(filename: str, path: YamlPath, message: str) -> None:
+        doc = docs[filename]
+        mark = doc.mark(path)
+        problems.append(Problem(doc.name, mark.line, mark.col, format_path(path), message))
+
+    def field(entry: Any, name: str) -> Any:
+        return entry.get(name) if isinstance(entry, dict) else None
+
+    for filename, (key, _model) in DATA_FILES.items():
+        raw_ids = [field(e, "id") for e in (_entries(docs, filename, key) or [])]
+        raw_ids = [v if isinstance(v, (str, int, float, bool)) else None for v in raw_ids]
+        for i, dup in _duplicates(raw_ids):
+            if dup is None:
+                continue
+            first = raw_ids.index(dup)
+            line = docs[filename].mark((key, first, "id")).line
+            at(filename, (key, i, "id"), f'duplicate id "{dup}" (first used at line {line}); ids must be unique')
+
+    known = {
+        "gpus.yaml": _ids(_entries(docs, "gpus.yaml", "gpus")),
+        "models.yaml": _ids(_entries(docs, "models.yaml", "models")),
+        "scenarios.yaml": _ids(_entries(docs, "scenarios.yaml", "scenarios")),
+    }
+
+    def ref(filename: str, path: YamlPath, value: Any, target: str) -> None:
+        ids = known[target]
+        if ids is None or not isinstance(value, str) or value in ids:
+            return
+        close = difflib.get_close_matches(value, ids, n=1, cutoff=0.6)
+        hint = f'; did you mean "{close[0]}"?' if close else f" in {target}"
+        at(filename, path, f'unknown {target.split(".", maxsplit=1)[0].rstrip("s")} id "{value}"{hint}')
+
+    for i, o in enumerate(_entries(docs, "offers.yaml", "offers") or []):
+        ref("offers.yaml", ("offers", i, "gpu"), field(o, "gpu"), "gpus.yaml")
+    for i, sc in enumerate(_entries(docs, "scenarios.yaml", "scenarios") or []):
+        ref("scenarios.yaml", ("scenarios", i, "model"), field(sc, "model"), "models.yaml")
+        ref(
+            "scenarios.yaml",
+            ("scenarios", i, "editor_pick", "gpu"),
+            field(field(sc, "editor_pick"), "gpu"),
+            "gpus.yaml",
+        )
+    for i, pf in enumerate(_entries(docs, "pitfalls.yaml", "pitfalls") or []):
+        gpus = field(pf, "gpus")
+        for j, g in enumerate(gpus if isinstance(gpus, list) else []):
+            ref("pitfalls.yaml", ("pitfalls", i, "gpus", j), g, "gpus.yaml")
+        ref("pitfalls.yaml", ("pitfalls", i, "scenario"), field(pf, "scenario"), "scenarios.yaml")
+    if "rules.yaml" in docs:
+        refs = field(field(docs["rules.yaml"].value, "pages"), "compare_reference_scenarios")
+        for j, sid in enumerate(refs if isinstance(refs, list) else []):
+            ref("rules.yaml", ("pages", "compare_reference_scenarios", j), sid, "scenarios.yaml")
+    return problems
+
+
+def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
+    """Checks across fields of valid records that the schema cannot express."""
+    problems: list[Problem] = []
+
+    def at(filename: str, path: YamlPath, message: str) -> None:
+        problems.append(cat.locate(filename, path, message))
+
+    for i, p in enumerate(cat.pitfalls):
+        if p.evidence.value == "figures" and not (p.gpus and p.figures):
+            at("pitfalls.yaml", ("pitfalls", i, "evidence"), "evidence: figures needs both gpus and figures")
+        if p.evidence.value in ("hidden_costs", "overkill") and p.scenario is None:
+            at("pitfalls.yaml", ("pitfalls", i, "evidence"), f"evidence: {p.evidence.value} needs a scenario")
+    for i, g in enumerate(cat.gpus.values()):
+        if g.bf16_tflops_dense is None and g.fp16_tflops_dense is None:
+            at("gpus.yaml", ("gpus", i), "needs bf16_tflops_dense or fp16_tflops_dense to place it on the ladder")
+        if (g.interconnect is None) != (g.interconnect_gbps is None):
+            at("gpus.yaml", ("gpus", i, "interconnect"), "set interconnect and interconnect_gbps together, or neither")
+    for i, m in enumerate(cat.models.values()):
+        if m.kind.value == "llm" and None in (m.layers, m.hidden, m.heads, m.vocab):
+            at("models.yaml", ("models", i), "an llm needs layers, hidden, heads and vocab for the memory estimate")
+        if (m.experts is None) != (m.experts_per_token is None):
+            at(
+                "models.yaml",
+                ("models", i),
+                "set experts and experts_per_token together for a mixture-of-experts model",
+            )
+    return problems
+
+
+def _duplicates(ids: list[Any]) -> list[tuple[int, Any]]:
+    seen: set[Any] = set()
+    out = []
+    for i, v in enumerate(ids):
+        if v in seen:
+            out.append((i, v))
+        seen.add(v)
+    return out

@@ -1,0 +1,262 @@
+"""A model's shape, with the fields a ``models.yaml`` entry leaves empty filled in.
+
+Every memory and speed formula reads the architecture from here: parameters, layers,
+hidden size, attention heads and KV heads, MLP width, vocabulary, experts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from generator.data.records import ModelKind, OpenModel
+from generator.data.rules import ArchDefaults
+
+
+@dataclass(frozen=True)
+class Arch:
+    """A model's shape with every field resolved.
+
+    Fields a model entry leaves empty are filled in by :meth:`from_params` from the
+    parameter count, assuming a Llama-like decoder (see ``arch_defaults`` in rules.yaml):
+
+    * hidden ``h`` and layers ``L`` solve ``params = L·12·h² + V·h·(1 or 2)`` with
+      ``L = h / 128`` (Llama-2 7B/13B aspect ratio); ``h`` rounds to a multiple of 128;
+    * ``heads = h / 128`` (head size 128), ``kv_heads = heads`` (no GQA: never
+      under-counts the KV cache, so GQA models must state ``kv_heads``);
+    * ``intermediate ≈ 8/3·h`` rounded to 256, or, when ``layers`` and ``hidden`` are
+      known, whatever makes the parameter count add up;
+    * ``vocab = 32000`` (Llama tokenizer); diffusion models have no vocabulary.
+
+    For MoE models ``intermediate`` is the size of ONE expert's MLP.
+    """
+
+    params_b: float
+    active_params_b: float
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    intermediate: int
+    vocab: int
+    experts: int | None
+    experts_per_token: int | None
+    tied_embeddings: bool
+    kind: ModelKind
+    #: names of the fields that were derived rather than read from the model entry
+    derived: tuple[str, ...] = field(default=(), compare=False)
+
+    # ---------------------------------------------------------------- construction
+
+    @classmethod
+    def from_model(cls, m: OpenModel, defaults: ArchDefaults) -> Arch:
+        """The architecture of a ``models.yaml`` entry, gaps filled from its size."""
+        return cls.from_params(
+            m.params_b,
+            layers=m.layers,
+            hidden=m.hidden,
+            heads=m.heads,
+            kv_heads=m.kv_heads,
+            vocab=m.vocab,
+            intermediate=m.intermediate,
+            head_dim=m.head_dim,
+            experts=m.experts,
+            experts_per_token=m.experts_per_token,
+            active_params_b=m.active_params_b,
+            tied_embeddings=m.tied_embeddings,
+            kind=m.kind,
+            defaults=defaults,
+        )
+
+    @classmethod
+    def from_params(
+        cls,
+        params_b: float,
+        layers: int | None = None,
+        hidden: int | None = None,
+        heads: int | None = None,
+        kv_heads: int | None = None,
+        vocab: int | None = None,
+        intermediate: int | None = None,
+        *,
+        head_dim: int | None = None,
+        experts: int | None = None,
+        experts_per_token: int | None = None,
+        active_params_b: float | None = None,
+        tied_embeddings: bool = False,
+        kind: ModelKind = ModelKind.llm,
+        defaults: ArchDefaults,
+    ) -> Arch:
+        """Resolve an architecture from a parameter count and whatever fields are known."""
+        if params_b <= 0:
+            raise ValueError("params_b must be positive")
+        d = defaults
+        derived: list[str] = []
+        total = params_b * 1e9
+        # The dense shape follows the active parameters of a MoE (what one token sees).
+        shape_params = (active_params_b or params_b) * 1e9 if experts else total
+
+        if vocab is None:
+            # Diffusion models have no token embedding / lm_head.
+            vocab = 0 if kind is ModelKind.diffusion else d.vocab
+            derived.append("vocab")
+        emb_copies = 1 if tied_embeddings else 2
+
+        def block_and_embed(h: float, n_layers: float) -> float:
+            # Llama-like count: L·12·h² + V·h·copies (EleutherAI "Transformer Math 101": P ≈ 12·L·h²).
+            return n_layers * d.block_params_per_hidden_sq * h * h + vocab * h * emb_copies
+
+        if hidden is None:
+            if layers is None:
+                h_raw = _solve_increasing(lambda h: block_and_embed(h, h / d.hidden_per_layer), shape_params)
+            else:
+                h_raw = _solve_increasing(lambda h: block_and_embed(h, layers), shape_params)
+            hidden = max(d.hidden_multiple, round(h_raw / d.hidden_multiple) * d.hidden_multiple)
+            derived.append("hidden")
+        if layers is None:
+            if "hidden" in derived:
+                layers = max(1, round(hidden / d.hidden_per_layer))
+            else:
+                per_layer = d.block_params_per_hidden_sq * hidden * hidden
+                layers = max(1, round((shape_params - vocab * hidden * emb_copies) / per_layer))
+            derived.append("layers")
+        if heads is None:
+            heads = max(1, hidden // (head_dim or d.head_dim))
+            derived.append("heads")
+        if head_dim is None:
+            head_dim = max(1, hidden // heads)
+        if kv_heads is None:
+            kv_heads = heads  # MHA: conservative, see class docstring
+            derived.append("kv_heads")
+        if intermediate is None:
+            intermediate = _derive_intermediate(
+                total, layers, hidden, heads, kv_heads, head_dim, vocab * hidden * emb_copies, experts, derived, d
+            )
+            derived.append("intermediate")
+        if experts and experts_per_token is None:
+            experts_per_token = d.moe_experts_per_token
+            derived.append("experts_per_token")
+        return cls(
+            params_b=params_b,
+            active_params_b=active_params_b or params_b,
+            layers=layers,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            head_dim=head_dim,
+            intermediate=intermediate,
+            vocab=vocab,
+            experts=experts,
+            experts_per_token=experts_per_token,
+            tied_embeddings=tied_embeddings,
+            kind=kind,
+            derived=tuple(derived),
+        )
+
+    # ---------------------------------------------------------------- derived sizes
+
+    @property
+    def params(self) -> float:
+        """Total parameters (all experts)."""
+        return self.params_b * 1e9
+
+    @property
+    def active_params(self) -> float:
+        """Parameters one token passes through."""
+        return self.active_params_b * 1e9
+
+    @property
+    def input_embedding_params(self) -> float:
+        """Token embedding table (vocab × hidden)."""
+        return float(self.vocab * self.hidden)
+
+    @property
+    def embedding_params(self) -> float:
+        """Embedding plus lm_head (one table when tied)."""
+        return self.input_embedding_params * (1 if self.tied_embeddings else 2)
+
+    @property
+    def q_width(self) -> int:
+        """Width of all query heads together (heads × head_dim)."""
+        return self.heads * self.head_dim
+
+    @property
+    def kv_width(self) -> int:
+        """Width of all key (or value) heads together (kv_heads × head_dim)."""
+        return self.kv_heads * self.head_dim
+
+    @property
+    def routed_intermediate(self) -> int:
+        """MLP width one token goes through: experts_per_token × intermediate for MoE."""
+        return self.intermediate * (self.experts_per_token or 1)
+
+    def linear_shapes(self) -> dict[str, tuple[int, int]]:
+        """(in, out) features of each Linear in a block (HF LlamaDecoderLayer names)."""
+        h, i = self.hidden, self.intermediate
+        return {
+            "q_proj": (h, self.q_width),
+            "k_proj": (h, self.kv_width),
+            "v_proj": (h, self.kv_width),
+            "o_proj": (self.q_width, h),
+            "gate_proj": (h, i),
+            "up_proj": (h, i),
+            "down_proj": (i, h),
+        }
+
+    @property
+    def expert_params(self) -> float:
+        """Parameters inside routed experts (0 for dense models)."""
+        if not self.experts:
+            return 0.0
+        return float(self.layers * self.experts * 3 * self.hidden * self.intermediate)
+
+    @property
+    def layer_params(self) -> float:
+        """Parameters of one decoder block (all its experts)."""
+        return max(0.0, self.params - self.embedding_params) / self.layers
+
+    @property
+    def largest_linear_params(self) -> float:
+        """Parameters of the biggest single weight matrix in a block."""
+        return float(max(a * b for a, b in self.linear_shapes().values()))
+
+
+def _solve_increasing(f: Callable[[float], float], target: float) -> float:
+    """x > 0 with f(x) = target for an increasing f (bisection)."""
+    lo, hi = 1.0, 1.0
+    while f(hi) < target:
+        hi *= 2
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if f(mid) < target:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def _derive_intermediate(
+    total: float,
+    layers: int,
+    hidden: int,
+    heads: int,
+    kv_heads: int,
+    head_dim: int,
+    embedding: float,
+    experts: int | None,
+    derived: list[str],
+    d: ArchDefaults,
+) -> int:
+    """MLP width: from the parameter count when the shape is given, else 8/3·h."""
+    fallback = d.intermediate_per_hidden * hidden
+    if "hidden" in derived or "layers" in derived:
+        value = fallback  # a derived shape already encodes the 8/3 ratio; keeps sizes monotone in params
+    else:
+        # Llama block: q,o = h·heads·hd each; k,v = h·kv·hd each; SwiGLU MLP = 3·h·i per expert
+        # (HF modeling_llama.py LlamaAttention / LlamaMLP).
+        attention = 2 * hidden * heads * head_dim + 2 * hidden * kv_heads * head_dim
+        mlp_total = total - embedding - layers * attention
+        # Too few params for the given shape: the smallest MLP (keeps memory monotone in params).
+        value = max(0.0, mlp_total / (layers * 3 * hidden * (experts or 1)))
+    return max(d.intermediate_multiple, round(value / d.intermediate_multiple) * d.intermediate_multiple)

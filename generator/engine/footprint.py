@@ -1,0 +1,121 @@
+"""The pieces every memory estimate is made of: weight bytes, KV cache per token,
+tensor/pipeline layout, LoRA adapter size, and the per-card overhead.
+
+Every constant comes from ``data/rules.yaml`` (:class:`~generator.data.rules.MemoryRules`);
+every formula cites its source in a comment.
+"""
+
+from __future__ import annotations
+
+import math
+
+from generator.data.records import ModelKind, Precision
+from generator.data.rules import MemoryRules
+from generator.engine.arch import Arch
+from generator.engine.request import BREAKDOWN_KEYS, Assumption, Request
+from generator.engine.units import BITS_PER_BYTE, GIB
+
+#: Linear layers of the MLP (one copy per expert in a MoE).
+MLP_MODULES = ("gate_proj", "up_proj", "down_proj")
+
+
+def weight_bytes(
+    arch: Arch, precision: Precision | str, rules: MemoryRules, embedding_bits: float | None = None
+) -> float:
+    """Bytes to store all weights at ``precision`` (one copy, all experts).
+
+    ``embedding_bits`` overrides the bits of embedding and lm_head for quantized formats.
+    """
+    name = Precision(precision).value
+    bits = rules.bits_per_param[name]
+    if name in rules.embeddings_16bit_formats:
+        # Quantizers touch Linear layers of the blocks only; embedding / lm_head stay 16-bit
+        # (bitsandbytes llm_int8_skip_modules=["lm_head"]; nn.Embedding is not a Linear).
+        emb = min(arch.embedding_params, arch.params)
+        emb_bits = embedding_bits if embedding_bits is not None else rules.embedding_bits
+        return (arch.params - emb) * bits / BITS_PER_BYTE + emb * emb_bits / BITS_PER_BYTE
+    return arch.params * bits / BITS_PER_BYTE
+
+
+def default_kv_precision(precision: Precision | str, rules: MemoryRules) -> Precision:
+    """KV-cache dtype when none is given (vLLM kv_cache_dtype="auto" follows the model dtype)."""
+    if Precision(precision) is Precision.fp32 and rules.kv_fp32_when_model_fp32:
+        return Precision.fp32
+    return Precision(rules.kv_default_precision)
+
+
+def parallel_layout(gpus: int, rules: MemoryRules) -> tuple[int, int]:
+    """(tensor-parallel, pipeline-parallel) sizes for serving on ``gpus`` cards."""
+    tp = min(gpus, rules.inference.max_tensor_parallel)
+    return tp, math.ceil(gpus / tp)
+
+
+def kv_bytes_per_token(arch: Arch, kv_precision: Precision | str, rules: MemoryRules, gpus: int = 1) -> float:
+    """KV-cache bytes per token on one card.
+
+    2 (K and V) × layers × kv_heads × head_dim × bytes (vLLM paper, Kwon et al. 2023 §2:
+    "2 (key and value vectors) × 5120 (hidden state size) × 40 (number of layers) × 2
+    (bytes per FP16)" = 800 KB for OPT-13B). Tensor parallelism splits KV heads; when
+    there are fewer KV heads than cards each card keeps a replica of one (vLLM
+    replicates KV heads), hence ceil. Pipeline stages split the layers.
+    """
+    if arch.kind is ModelKind.diffusion:
+        return 0.0
+    tp, pp = parallel_layout(gpus, rules)
+    layers = math.ceil(arch.layers / pp)
+    heads = math.ceil(arch.kv_heads / tp)
+    bytes_per = rules.bits_per_param[Precision(kv_precision).value] / BITS_PER_BYTE
+    return 2 * layers * heads * arch.head_dim * bytes_per
+
+
+def lora_params(arch: Arch, rank: int, rules: MemoryRules) -> float:
+    """Adapter parameters: rank × (d_in + d_out) per targeted Linear (Hu et al. 2021, LoRA §4.1)."""
+    shapes = arch.linear_shapes()
+    per_layer = 0.0
+    for target in rules.training.lora_targets:
+        d_in, d_out = shapes[target]
+        copies = arch.experts if (arch.experts and target in MLP_MODULES) else 1
+        per_layer += rank * (d_in + d_out) * copies
+    return per_layer * arch.layers
+
+
+def finish(parts: dict[str, float], n: int, extra_overhead: float, rules: MemoryRules) -> dict[str, float]:
+    """Add the per-card overhead and convert bytes to GiB."""
+    o = rules.overhead
+    subtotal = sum(parts.values())
+    fixed = o.cuda_context_gib * GIB + (o.multi_card_comm_gib * GIB if n > 1 else 0.0)
+    # Caching-allocator fragmentation as a share of what the job allocates (PyTorch CUDA caching allocator).
+    overhead = fixed + extra_overhead + o.fragmentation_fraction * subtotal
+    out = {k: parts.get(k, 0.0) / GIB for k in BREAKDOWN_KEYS if k != "overhead"}
+    out["overhead"] = overhead / GIB
+    return {k: out[k] for k in BREAKDOWN_KEYS}
+
+
+def common_assumptions(req: Request, rules: MemoryRules) -> list[Assumption]:
+    out = [
+        Assumption(
+            "per_card",
+            req.gpus,
+            f"按每张卡单独计算显存峰值（共 {req.gpus} 张卡），多张卡的显存不能相加当作一块用。",
+        )
+    ]
+    if req.arch.derived:
+        names = "、".join(req.arch.derived)
+        out.append(
+            Assumption(
+                "derived_arch",
+                names,
+                f"模型资料缺少 {names}，按 Llama 式结构从参数量推算；结果可能与实际模型有出入。",
+            )
+        )
+    o = rules.overhead
+    out.append(
+        Assumption(
+            "overhead",
+            o.cuda_context_gib,
+            f"每张卡另计 CUDA 上下文和 cuBLAS 工作区约 {o.cuda_context_gib:g} GiB，"
+            f"以及约 {o.fragmentation_fraction:.0%} 的显存碎片"
+            + (f"；多卡通信缓冲约 {o.multi_card_comm_gib:g} GiB。" if req.gpus > 1 else "。"),
+        )
+    )
+    return out

@@ -1,0 +1,217 @@
+"""Steps 2–4 for every GPU, then a ranking with the reasons.
+
+For one workload this module sizes memory per card (:mod:`generator.memory`),
+finds the smallest valid card count on each GPU, applies the delivery rule
+(:mod:`generator.delivery`), prices a month and, for training jobs, the whole job
+(:mod:`generator.cost`, :mod:`generator.speed`). Options that fit and have a price
+always rank above those that do not; among them training jobs rank by the cost to
+finish the job, everything else by the monthly total.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from generator.data.catalogue import Catalogue
+from generator.data.records import Delivery, Gpu, Offer, Scenario, Vendor, Workload
+from generator.data.rules import Rules
+from generator.engine import cost as costs
+from generator.engine import speed
+from generator.engine.delivery import delivery_form
+from generator.engine.sizing import Sizing, scenario_request, size_workload
+from generator.formats import cny
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """What the buyer rules out, and how they use what they rent."""
+
+    usage: costs.Usage
+    domestic_only: bool = False
+    require_cuda: bool = False
+    budget_cny_month: float | None = None
+    job_tokens_b: float | None = None
+
+
+@dataclass
+class Option:
+    """One GPU evaluated for the workload."""
+
+    gpu: Gpu
+    sizing: Sizing
+    cards: int | None
+    delivery: Delivery
+    delivery_reason: str
+    offer: Offer | None = None
+    offer_is_fallback: bool = False
+    monthly: costs.MonthlyCost | None = None
+    job_hours: float | None = None
+    job_cost_cny: float | None = None
+    decode_tokens_per_s: float | None = None
+    cost_per_mtok_cny: float | None = None
+    excluded: str | None = None  # why the option cannot be the pick
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def eligible(self) -> bool:
+        return self.excluded is None
+
+    def sort_key(self, training_job: bool) -> tuple[float, ...]:
+        """Eligible first; then job cost (training) or monthly total; then fewer cards; then id."""
+        primary = self.job_cost_cny if training_job else (self.monthly.total if self.monthly else None)
+        rank_fit = 0 if self.cards is not None else 1
+        return (
+            0 if self.eligible else 1,
+            rank_fit,
+            primary if primary is not None else float("inf"),
+            self.monthly.total if self.monthly else float("inf"),
+            float(self.cards or 1_000),
+        )
+
+
+@dataclass
+class Recommendation:
+    """The ranked options for one workload, pick first."""
+
+    options: list[Option]
+    training_job: bool
+
+    @property
+    def pick(self) -> Option | None:
+        return self.options[0] if self.options and self.options[0].eligible else None
+
+    @property
+    def alternatives(self) -> list[Option]:
+        return [o for o in self.options[1:] if o.eligible][:3]
+
+    def option_for(self, gpu_id: str) -> Option | None:
+        return next((o for o in self.options if o.gpu.id == gpu_id), None)
+
+
+def evaluate_gpu(gpu: Gpu, sizing_for, cat: Catalogue, workload: Workload, c: Constraints) -> Option:
+    """Size, deliver and price one GPU. ``sizing_for(gpu)`` returns its :class:`Sizing`."""
+    rules: Rules = cat.rules
+    sizing: Sizing = sizing_for(gpu)
+    cards = sizing.min_cards
+    delivery, why = delivery_form(workload, cards or 1, rules.delivery)
+    opt = Option(gpu=gpu, sizing=sizing, cards=cards, delivery=delivery, delivery_reason=why)
+    if c.domestic_only and not gpu.domestic:
+        opt.excluded = "不满足国产化要求"
+        return opt
+    if c.require_cuda and gpu.vendor is not Vendor.nvidia:
+        opt.excluded = "场景代码依赖 CUDA 生态，这张卡需要迁移到其他软件栈"
+        return opt
+    if cards is None:
+        opt.excluded = f"即使用到 {sizing.max_cards} 张卡，每张卡的显存也不够"
+        return opt
+    if delivery is Delivery.bare_metal and not links_cards(gpu, cards):
+        # The delivery rule's premise: multi-card training needs a scale-up link.
+        opt.excluded = f"{cards} 卡训练需要 NVLink 等卡间互联，这张卡之间只有 PCIe"
+        return opt
+    offers, fallback = costs.matching_offers(cat.offers, gpu.id, delivery)
+    monthly = costs.cheapest(offers, cards, c.usage, rules.cost)
+    if monthly is None:
+        opt.excluded = "数据中还没有这张卡的" + ("裸金属" if delivery is Delivery.bare_metal else "容器") + "报价"
+        return opt
+    offer = next(o for o in offers if o.id == monthly.offer_id)
+    opt.offer, opt.offer_is_fallback, opt.monthly = offer, fallback, monthly
+    # Containers lose a little speed to virtualization (rules.delivery); bare metal none.
+    keep = 1 - rules.delivery.container_virtualization_loss if delivery is Delivery.container else 1.0
+    if sizing.job_hours is not None:
+        opt.job_hours = sizing.job_hours / keep
+        opt.job_cost_cny = costs.job_cost_cny(offer, cards, opt.job_hours, rules.cost)
+    if sizing.decode_tokens_per_s is not None:
+        opt.decode_tokens_per_s = sizing.decode_tokens_per_s * keep
+        hourly = monthly.gpu_rent / max(monthly.hours_used, 1e-9)
+        opt.cost_per_mtok_cny = speed.cost_per_million_tokens(opt.decode_tokens_per_s, hourly)
+    if c.budget_cny_month is not None and monthly.total > c.budget_cny_month:
+        opt.excluded = f"月成本 {cny(monthly.total)} 超出预算 {cny(c.budget_cny_month)}"
+    return opt
+
+
+def links_cards(gpu: Gpu, cards: int) -> bool:
+    """Whether ``cards`` cards of ``gpu`` are joined by a scale-up link (NVLink, Infinity Fabric, HCCS ...).
+
+    SXM and OAM modules link all cards of a server; bridged PCIe cards (NVLink bridge,
+    H100 NVL) link pairs only.
+    """
+    if gpu.interconnect is None:
+        return False
+    return gpu.has_nvlink_class_link or cards <= 2
+
+
+def recommend(cat: Catalogue, sizing_for, workload: Workload, c: Constraints) -> Recommendation:
+    """Rank every GPU in the catalogue for this workload."""
+    training_job = workload is not Workload.inference and c.job_tokens_b is not None
+    options = [evaluate_gpu(g, sizing_for, cat, workload, c) for g in cat.gpus.values()]
+    options.sort(key=lambda o: (*o.sort_key(training_job), o.gpu.id))
+    for o in options:
+        o.reasons = _reasons(o, training_job)
+    return Recommendation(options=options, training_job=training_job)
+
+
+def for_scenario(cat: Catalogue, scenario: Scenario) -> Recommendation:
+    """The computed recommendation for one scenario of scenarios.yaml."""
+    req = scenario_request(scenario, cat.models[scenario.model], cat.rules)
+    c = Constraints(
+        usage=scenario_usage(scenario, cat.rules),
+        domestic_only=scenario.domestic_only,
+        require_cuda=scenario.require_cuda,
+        budget_cny_month=scenario.budget_cny_month,
+        job_tokens_b=scenario.job_tokens_b,
+    )
+
+    def sizing_for(gpu: Gpu) -> Sizing:
+        return size_workload(req, gpu, cat.rules, job_tokens_b=scenario.job_tokens_b)
+
+    return recommend(cat, sizing_for, scenario.workload, c)
+
+
+def scenario_usage(scenario: Scenario, rules: Rules) -> costs.Usage:
+    """A scenario's month of use, with rules.yaml's defaults where the scenario says nothing."""
+    return costs.Usage.from_rules(
+        rules, scenario.hours_per_month, scenario.disk_gb, scenario.egress_gb_month, scenario.public_ip
+    )
+
+
+def editor_disagreement(scenario: Scenario, rec: Recommendation) -> str | None:
+    """A sentence when the editor's pick differs from the computed one, else None."""
+    pick, ed = rec.pick, scenario.editor_pick
+    if ed is None or pick is None:
+        return None
+    parts = []
+    if ed.gpu != pick.gpu.id:
+        mine = rec.option_for(ed.gpu)
+        detail = f"（{mine.excluded}）" if mine and mine.excluded else ""
+        parts.append(f"编辑推荐 {ed.gpu}{detail}，计算结果为 {pick.gpu.id}")
+    if ed.delivery is not pick.delivery:
+        parts.append(f"编辑推荐交付形式 {ed.delivery.value}，规则给出 {pick.delivery.value}（{pick.delivery_reason}）")
+    return "；".join(parts) or None
+
+
+def fallback_note(offer: Offer) -> str:
+    """Why an option is priced with an offer of another delivery form."""
+    if offer.delivery is Delivery.unspecified:
+        return "没有对应交付形式的报价，按未注明交付形式的行情价估算"
+    return f"没有容器报价，按裸金属整机（{offer.cards} 卡）报价估算"
+
+
+def _reasons(o: Option, training_job: bool) -> list[str]:
+    """Plain-Chinese reasons shown next to an option."""
+    out: list[str] = []
+    s = o.sizing
+    if o.cards is not None:
+        out.append(f"每卡峰值显存约 {s.per_card_gib:.1f} GiB，可用约 {s.usable_gib:.1f} GiB，需要 {o.cards} 张卡")
+    out.append(o.delivery_reason)
+    if o.monthly is not None:
+        bill = "按小时计费" if o.monthly.billing is costs.BillingMode.by_use else "按月计费"
+        out.append(f"{bill}，每月合计约 {cny(o.monthly.total)}（GPU 租金占 {1 - o.monthly.non_gpu_share:.0%}）")
+    if training_job and o.job_hours is not None and o.job_cost_cny is not None:
+        out.append(f"参照任务约 {o.job_hours:,.0f} 小时完成，租金约 {cny(o.job_cost_cny)}")
+    if o.cost_per_mtok_cny is not None and o.decode_tokens_per_s is not None:
+        out.append(f"解码约 {o.decode_tokens_per_s:,.0f} token/s，每百万输出 token 约 {cny(o.cost_per_mtok_cny, 2)}")
+    if o.offer_is_fallback and o.offer is not None:
+        out.append(fallback_note(o.offer))
+    if o.excluded:
+        out.append(o.excluded)
+    return out

@@ -1,0 +1,95 @@
+"""Step 2 for one GPU: size a workload on it, and how fast it runs there.
+
+Glue between the catalogue's records and the estimators: :mod:`generator.memory`
+gives memory per card for a card count, :mod:`generator.speed` the job time and the
+decode speed. :func:`size_workload` finds the smallest valid card count and keeps the
+estimate at that count, which is what the pages print.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from generator.data.records import Gpu, ModelKind, OpenModel, Scenario, Workload
+from generator.data.rules import Rules
+from generator.engine import memory, speed
+from generator.engine.arch import Arch
+from generator.engine.request import Estimate, Request
+
+T = TypeVar("T")
+
+#: Largest card count the sizing tries (eight 8-card servers).
+MAX_CARDS = 64
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """A workload on one GPU model: card count, memory per card, speed."""
+
+    min_cards: int | None  # None: does not fit even on max_cards
+    max_cards: int
+    usable_gib: float
+    estimate: Estimate  # at min_cards, or at one card when nothing fits
+    job_hours: float | None  # training job on min_cards cards, before delivery losses
+    decode_tokens_per_s: float | None  # inference on min_cards cards, before delivery losses
+    assumptions: tuple[str, ...]
+
+    @property
+    def per_card_gib(self) -> float:
+        return self.estimate.total_gib
+
+    @property
+    def breakdown(self) -> dict[str, float]:
+        return self.estimate.breakdown
+
+
+def arch_for(model: OpenModel, rules: Rules) -> Arch:
+    return Arch.from_model(model, rules.memory.arch_defaults)
+
+
+def scenario_request(scenario: Scenario, model: OpenModel, rules: Rules) -> Request:
+    """A scenario's workload in the estimator's terms, on one card."""
+    d = rules.defaults
+
+    def pick(value: T | None, default: T) -> T:
+        return default if value is None else value
+
+    return Request(
+        workload=scenario.workload,
+        arch=arch_for(model, rules),
+        precision=scenario.precision,
+        kv_precision=scenario.kv_precision,
+        batch=pick(scenario.batch, d.batch),
+        context=pick(scenario.context, d.context),
+        grad_checkpointing=pick(scenario.grad_checkpointing, d.grad_checkpointing),
+        optimizer=pick(scenario.optimizer, d.optimizer),
+        lora_rank=pick(scenario.lora_rank, d.lora_rank),
+        zero_stage=pick(scenario.zero_stage, d.zero_stage),
+    )
+
+
+def size_workload(req: Request, gpu: Gpu, rules: Rules, job_tokens_b: float | None = None) -> Sizing:
+    """Smallest card count of ``gpu`` that holds ``req``, with the estimate and speed there."""
+    cards = memory.min_gpus(req, gpu.memory_gb, rules.memory, MAX_CARDS)
+    at = replace(req, gpus=cards or 1)
+    est = memory.estimate(at, rules.memory)
+    notes = [a.text_zh for a in est.assumptions]
+    job_hours = tokens_per_s = None
+    if cards is not None and job_tokens_b and req.workload is not Workload.inference:
+        t = speed.training_hours(at, job_tokens_b * 1e9, gpu, cards, rules)
+        job_hours = t.hours
+        notes += [a.text_zh for a in t.assumptions]
+    if cards is not None and req.workload is Workload.inference and req.arch.kind is ModelKind.llm:
+        tp = speed.decode_throughput(at, gpu, cards, rules)
+        tokens_per_s = tp.tokens_per_s
+        notes += [a.text_zh for a in tp.assumptions]
+    return Sizing(
+        min_cards=cards,
+        max_cards=MAX_CARDS,
+        usable_gib=memory.usable_gib(gpu.memory_gb, rules.memory),
+        estimate=est,
+        job_hours=job_hours,
+        decode_tokens_per_s=tokens_per_s,
+        assumptions=tuple(notes),
+    )

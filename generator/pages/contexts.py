@@ -1,0 +1,176 @@
+"""One typed context per page template: what each template may use, and nothing else.
+
+:func:`generator.pages.render.render_page` hands a context's fields to its template as
+variables, together with :class:`SiteContext` (shared by every page) and the page's
+breadcrumbs. ``StrictUndefined`` turns a name missing here into a build error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from generator.data.records import Edition, Gpu, OpenModel, Pitfall, Scenario
+from generator.data.rules import CostRules, ModelPageWorkload
+from generator.engine.cost import Usage
+from generator.engine.recommend import Option, Recommendation
+from generator.engine.request import Request
+from generator.pages.rows import LadderRow, OfferRow, PriceRange, ScenarioRow
+from generator.results.comparisons import Comparison, JobRow
+from generator.results.model_pages import ModelPage
+
+#: (figure name, label, digits) of one spec table row
+SpecRow = tuple[str, str, int]
+
+
+@dataclass(frozen=True)
+class SiteContext:
+    """Names and settings every template may use."""
+
+    as_of: str
+    site_name: str
+    delivery_names: Mapping[str, str]
+    workload_names: Mapping[str, str]
+    form_names: Mapping[str, str]
+    figure_names: Mapping[str, str]
+    delivery_enum: Mapping[str, Any]
+    fallback_note: Callable[..., str]
+
+
+@dataclass(frozen=True)
+class HomeContext:
+    scenario_rows: list[ScenarioRow]
+    gpu_count: int
+    model_count: int
+    compare_count: int
+    pitfall_count: int
+
+
+@dataclass(frozen=True)
+class LadderContext:
+    ladder: list[LadderRow]
+    hours_per_month: float
+
+
+@dataclass(frozen=True)
+class ScenariosIndexContext:
+    scenario_rows: list[ScenarioRow]
+
+
+@dataclass(frozen=True)
+class PitfallItem:
+    """A pitfall with the data that backs it."""
+
+    pitfall: Pitfall
+    gpus: list[Gpu]
+    scenario: Scenario | None
+    pick: Option | None
+    dearest: Option | None  # the dearest option that also fits, when it is not the pick
+
+
+@dataclass(frozen=True)
+class PitfallsContext:
+    pitfalls: list[PitfallItem]
+
+
+@dataclass(frozen=True)
+class DeliveryContext:
+    scenario_rows: list[ScenarioRow]
+    offer_rows: list[OfferRow]
+    virtualization_loss: float
+    min_training_cards: int
+
+
+@dataclass(frozen=True)
+class GpusIndexContext:
+    ladder: list[LadderRow]
+
+
+@dataclass(frozen=True)
+class SourcesContext:
+    gpus: list[Gpu]
+    offer_rows: list[OfferRow]
+    models: list[OpenModel]
+    cost_rules: CostRules
+
+
+@dataclass(frozen=True)
+class CalculatorContext:
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class EditionsContext:
+    editions: list[Edition]
+
+
+@dataclass(frozen=True)
+class EditorGuideContext:
+    files: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class ModelsIndexContext:
+    pages: list[ModelPage]
+
+
+@dataclass(frozen=True)
+class CompareIndexContext:
+    pairs: list[Comparison]
+    rank: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class ScenarioContext:
+    scenario: Scenario
+    request: Request  # the workload with the rules' defaults filled in
+    usage: Usage
+    rec: Recommendation
+    model: OpenModel
+    disagreement: str | None
+    assumptions: list[str]
+
+
+@dataclass(frozen=True)
+class ScenarioOption:
+    """How one GPU fares in one scenario (GPU pages)."""
+
+    scenario: Scenario
+    option: Option | None
+    is_pick: bool
+    rank: int | None  # place among the eligible options
+
+
+@dataclass(frozen=True)
+class GpuContext:
+    gpu: Gpu
+    row: LadderRow
+    offers: list[OfferRow]
+    ranges: list[PriceRange]
+    scenario_options: list[ScenarioOption]
+    gpu_count: int
+    spec_rows: list[SpecRow]
+    field_sources: Mapping[str, Any]
+    fits: list[tuple[OpenModel, int | None]]
+    fit_counts: list[int]
+    fit_spec: ModelPageWorkload  # the workload the "which models fit" table sizes
+    comparisons: list[Comparison]
+    pitfalls: list[Pitfall]
+    links_cards: Callable[[Gpu, int], bool]
+
+
+@dataclass(frozen=True)
+class ModelContext:
+    mp: ModelPage
+    faq: list[tuple[str, str]]
+    assumptions: list[str]
+
+
+@dataclass(frozen=True)
+class CompareContext:
+    pair: Comparison
+    jobs: list[JobRow]
+    verdict: str
+    rows: tuple[LadderRow, LadderRow]
+    spec_rows: list[SpecRow]

@@ -1,0 +1,50 @@
+"""The whole render stage: every generated file under ``docs/``, as ``{path: bytes}``.
+
+``build`` writes them, ``check`` compares them with what is committed and ``diff``
+compares two editions, all from this one function.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.data.catalogue import Catalogue
+from generator.data.records import Delivery
+from generator.engine.recommend import fallback_note
+from generator.pages import charts, open_data
+from generator.pages.contexts import SiteContext
+from generator.pages.names import DELIVERY_NAMES, FIGURE_NAMES, FORM_NAMES, SITE_NAME, WORKLOAD_NAMES
+from generator.pages.plan import plan_pages
+from generator.pages.render import MARKER, context_fields, environment, render_page
+from generator.results.evaluate import Results
+
+
+def site_context(cat: Catalogue) -> SiteContext:
+    return SiteContext(
+        as_of=cat.as_of.isoformat(),
+        site_name=SITE_NAME,
+        delivery_names=DELIVERY_NAMES,
+        workload_names=WORKLOAD_NAMES,
+        form_names=FORM_NAMES,
+        figure_names=FIGURE_NAMES,
+        delivery_enum={d.value: d for d in Delivery},
+        fallback_note=fallback_note,
+    )
+
+
+def generated_files(cat: Catalogue, results: Results, templates: Path, site_url: str) -> dict[str, bytes]:
+    """Every generated file under docs/, as bytes."""
+    env = environment(templates)
+    common = context_fields(site_context(cat))
+    files: dict[str, bytes] = {}
+    for page in plan_pages(cat, results, site_url):
+        root = "../" * page.path.count("/")
+        files[page.path] = render_page(env, page, {**common, "root": root})
+    files["assets/charts/ladder.svg"] = charts.ladder_chart(results.ladder)
+    files["assets/charts/price-vs-tflops.svg"] = charts.price_performance_chart(results.ladder)
+    files["assets/charts/memory-vs-bandwidth.svg"] = charts.memory_bandwidth_chart(results.ladder)
+    files["data/gpus.json"] = open_data.gpus_json(cat)
+    files["data/gpus.csv"] = open_data.gpus_csv(cat)
+    files["data/offers.csv"] = open_data.offers_csv(cat)
+    files["robots.txt"] = f"# {MARKER}\nUser-agent: *\nAllow: /\nSitemap: {site_url.rstrip('/')}/sitemap.xml\n".encode()
+    return files

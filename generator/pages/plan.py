@@ -1,0 +1,318 @@
+"""The page plan: every Markdown page the build generates, with its template and context.
+
+Titles, descriptions and every count a page states come from the data, so adding a
+scenario, GPU, model or pitfall is a YAML edit and nothing else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.data.catalogue import Catalogue
+from generator.data.records import Gpu
+from generator.engine.recommend import links_cards
+from generator.formats import cny, num
+from generator.pages import contexts as ctx
+from generator.pages import editor_guide
+from generator.pages.calculator import calculator_data
+from generator.pages.names import DELIVERY_NAMES, FIGURE_NAMES, WORKLOAD_NAMES
+from generator.pages.render import Page
+from generator.pages.rows import LadderRow, delivery_ranges, ladder_rows, offer_rows, scenario_rows
+from generator.pages.seo import Crumb, breadcrumb_ld, clip, faq_ld, product_ld
+from generator.results import comparisons, model_pages
+from generator.results.evaluate import Results
+from generator.results.scenarios import ScenarioResult
+
+#: (figure, digits) in the order GPU pages list them
+SPEC_ROWS = [
+    ("memory_gb", 0), ("memory_type", 0), ("memory_bandwidth_gbps", 0), ("bf16_tflops_dense", 1),
+    ("fp16_tflops_dense", 1), ("fp8_tflops_dense", 1), ("int8_tops_dense", 1), ("fp32_tflops", 1),
+    ("fp64_tflops", 1), ("tdp_w", 0), ("interconnect", 0), ("interconnect_gbps", 0), ("pcie_gen", 0),
+]  # fmt: skip
+
+HOME: Crumb = ("首页", "index.md")
+GPUS: Crumb = ("GPU 详情", "gpus/index.md")
+SCENARIOS: Crumb = ("场景指南", "scenarios/index.md")
+MODELS: Crumb = ("模型显存与卡数", "models/index.md")
+COMPARE: Crumb = ("GPU 对比", "compare/index.md")
+
+
+class _Planner:
+    """Collects pages; fills in breadcrumbs, JSON-LD, lastmod and description limits."""
+
+    def __init__(self, cat: Catalogue, site_url: str) -> None:
+        self.cat = cat
+        self.site_url = site_url
+        self.pages: list[Page] = []
+
+    def add(
+        self,
+        path: str,
+        template: str,
+        title: str,
+        description: str,
+        context: Any,
+        inputs: tuple[str, ...],
+        trail: tuple[Crumb, ...] = (),
+        extra_ld: tuple[dict[str, Any], ...] = (),
+        lastmod: str | None = None,
+        hide_toc: bool = False,
+        nav_order: int | None = None,
+    ) -> None:
+        crumbs = ((HOME,) if path != "index.md" else ()) + trail + ((title, path),)
+        jsonld = {"@context": "https://schema.org", "@graph": [breadcrumb_ld(self.site_url, crumbs), *extra_ld]}
+        root = "../" * path.count("/")
+        self.pages.append(
+            Page(
+                path,
+                template,
+                title,
+                clip(description, self.cat.rules.pages.description_max_chars),
+                context,
+                breadcrumbs=tuple((name, root + p) for name, p in crumbs[:-1]),
+                inputs=inputs,
+                hide_toc=hide_toc,
+                jsonld=jsonld,
+                lastmod=lastmod or self.cat.as_of.isoformat(),
+                nav_order=nav_order,
+            )
+        )
+
+
+def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
+    """Every Markdown page with its context."""
+    ladder = ladder_rows(cat, results.ladder)
+    by_id = {row.id: row for row in ladder}
+    srows = scenario_rows(cat, results.scenarios)
+    models, pairs = results.models, results.pairs
+    hour_price = {row.id: row.hour_low for row in ladder}
+    everything = cat.inputs
+    specs_prices = ("data/gpus.yaml", "data/offers.yaml", "data/rules.yaml")
+    n_gpus, n_scenarios, n_pitfalls = len(cat.gpus), len(cat.scenarios), len(cat.pitfalls)
+    pl = _Planner(cat, site_url)
+
+    pl.add(
+        "index.md",
+        "home.md.j2",
+        "按工作负载选 GPU：显存、卡数、交付形式与月成本",
+        _home_description(cat),
+        ctx.HomeContext(srows, n_gpus, len(models), len(pairs), n_pitfalls),
+        everything,
+    )
+    pl.add(
+        "ladder.md",
+        "ladder.md.j2",
+        "GPU 天梯图：稠密算力、显存与租金排行",
+        f"{n_gpus} 款租赁常见 GPU 按稠密 BF16 算力排序，附显存、带宽、参考月租和每 TFLOP 时价格，数据截至 {cat.as_of}。",
+        ctx.LadderContext(ladder, cat.rules.cost.hours_per_month),
+        specs_prices,
+        hide_toc=True,
+    )
+    pl.add(
+        "scenarios/index.md",
+        "scenarios_index.md.j2",
+        f"{n_scenarios} 个典型场景的选型方案",
+        "、".join(r.scenario.title for r in results.scenarios.values())[:60] + "：按规则计算的选型结果与月成本。",
+        ctx.ScenariosIndexContext(srows),
+        everything,
+    )
+    pl.add(
+        "pitfalls.md",
+        "pitfalls.md.j2",
+        "GPU 租赁避坑指南",
+        f"{n_pitfalls} 个常见选型错误，每条都附数据：" + "、".join(p.title for p in cat.pitfalls),
+        ctx.PitfallsContext(_pitfall_items(cat, results.scenarios)),
+        everything,
+    )
+    pl.add(
+        "delivery.md",
+        "delivery.md.j2",
+        "GPU 容器实例还是裸金属服务器",
+        "容器实例与裸金属的隔离、互联、计费差异，以及按卡数和任务类型选择交付形式的规则。",
+        ctx.DeliveryContext(
+            srows,
+            offer_rows(cat, cat.offers),
+            cat.rules.delivery.container_virtualization_loss,
+            cat.rules.delivery.bare_metal_min_training_cards,
+        ),
+        everything,
+    )
+    pl.add(
+        "gpus/index.md",
+        "gpus_index.md.j2",
+        "GPU 详情",
+        f"{n_gpus} 款 GPU 的规格、数据来源和租赁报价一览。",
+        ctx.GpusIndexContext(ladder),
+        specs_prices,
+    )
+    pl.add(
+        "sources.md",
+        "sources.md.j2",
+        "数据来源",
+        "本站每个规格数字和价格的来源链接与日期，以及成本计算的假设。",
+        ctx.SourcesContext(
+            list(cat.gpus.values()), offer_rows(cat, cat.offers), list(cat.models.values()), cat.rules.cost
+        ),
+        everything,
+    )
+    pl.add(
+        "calculator.md",
+        "calculator.md.j2",
+        "GPU 选型与成本计算器",
+        "选择模型和用法，填入每月使用小时、数据盘和流量，按本站报价实时算出每款 GPU 需要几张卡和每月总成本。",
+        ctx.CalculatorContext(calculator_data(cat, results)),
+        everything,
+        hide_toc=True,
+    )
+    latest = cat.editions[-1].date.isoformat() if cat.editions else None
+    pl.add(
+        "editions.md",
+        "editions.md.j2",
+        "本期变化：数据更新记录",
+        f"每次数据更新的变化：价格、规格、天梯排名和场景推荐。最近一次更新 {latest or '暂无'}。",
+        ctx.EditionsContext(list(reversed(cat.editions))),
+        ("data/editions.yaml",),
+        lastmod=latest,
+    )
+    pl.add(
+        "editor-guide.md",
+        "editor_guide.md.j2",
+        "编辑指南：如何维护数据",
+        "如何新增 GPU、报价和场景，每个数据字段的含义、类型和取值范围，以及提交前的检查命令。",
+        ctx.EditorGuideContext(editor_guide.field_docs(cat.rules)),
+        everything + ("generator/data/records.py", "generator/data/rules.py"),
+    )
+    pl.add(
+        "models/index.md",
+        "models_index.md.j2",
+        "模型显存与卡数速查",
+        f"{len(cat.models)} 个开源模型在推理、LoRA、QLoRA 和全参微调下每卡要多少显存、各 GPU 需要几张卡。",
+        ctx.ModelsIndexContext(models),
+        everything,
+    )
+    pl.add("compare/index.md", "compare_index.md.j2", "GPU 对比",
+           f"{len(pairs)} 组常被放在一起比较的 GPU：规格、每 TFLOP 价格、参照任务成本和计算结论。",
+           ctx.CompareIndexContext(pairs, {k: v.rank for k, v in by_id.items()}), everything)  # fmt: skip
+
+    for order, r in enumerate(results.scenarios.values(), 1):
+        s, pick = r.scenario, r.rec.pick
+        desc = s.summary
+        if pick and pick.monthly:
+            desc = f"计算推荐 {pick.gpu.name} × {pick.cards}，每月约 {cny(pick.monthly.total)}。{s.summary}"
+        pl.add(f"scenarios/{s.id}.md", "scenario.md.j2", s.title, desc,
+               ctx.ScenarioContext(s, r.request, r.usage, r.rec, cat.models[s.model], r.disagreement,
+                                   _assumptions(r)), everything, trail=(SCENARIOS,), nav_order=order)  # fmt: skip
+
+    gpu_pitfalls = {g: [p for p in cat.pitfalls if g in p.gpus] for g in cat.gpus}
+    spec_rows = [(n, FIGURE_NAMES[n], d) for n, d in SPEC_ROWS]
+    fits = model_pages.cards_to_fit_all(cat)
+    for row in ladder:
+        gpu = row.gpu
+        offers = cat.offers_for(gpu.id)
+        lastmod = max((o.as_of for o in offers), default=cat.as_of).isoformat()
+        pl.add(f"gpus/{gpu.id}.md", "gpu.md.j2", f"{gpu.name} 规格与租赁价格", _gpu_description(gpu, row),
+               ctx.GpuContext(gpu=gpu, row=row, offers=offer_rows(cat, offers), ranges=delivery_ranges(cat, offers),
+                              scenario_options=_scenario_options(results.scenarios, gpu), gpu_count=n_gpus,
+                              spec_rows=spec_rows, field_sources={k.value: v for k, v in gpu.field_sources.items()},
+                              fits=fits[gpu.id], fit_counts=cat.rules.pages.fit_card_counts,
+                              fit_spec=cat.rules.pages.model_pages.inference,
+                              comparisons=comparisons.comparisons_for(pairs, gpu.id), pitfalls=gpu_pitfalls[gpu.id],
+                              links_cards=links_cards),
+               ("data/gpus.yaml", "data/offers.yaml", "data/models.yaml", "data/scenarios.yaml"),
+               trail=(GPUS,), extra_ld=(product_ld(gpu, offers, cat.rules.cost, site_url),), lastmod=lastmod)  # fmt: skip
+
+    for mp in models:
+        title = f"{mp.model.name} {WORKLOAD_NAMES[mp.workload.value]}需要多少显存、几张卡"
+        faq = _model_faq(mp)
+        pl.add(f"models/{mp.slug}.md", "model.md.j2", title, faq[0][0] + faq[0][1],
+               ctx.ModelContext(mp, faq, [a.text_zh for a in mp.single_card.assumptions]),
+               everything, trail=(MODELS,), extra_ld=(faq_ld(faq),))  # fmt: skip
+
+    for pair in pairs:
+        jobs = comparisons.job_rows(cat, results.scenarios, pair)
+        text = comparisons.verdict(pair, jobs, hour_price)
+        question = f"{pair.a.name} 和 {pair.b.name} 哪个划算？"
+        pl.add(f"compare/{pair.slug}.md", "compare.md.j2", f"{pair.a.name} 对比 {pair.b.name}", f"{question}{text}",
+               ctx.CompareContext(pair, jobs, text, (by_id[pair.a.id], by_id[pair.b.id]), spec_rows),
+               specs_prices + ("data/scenarios.yaml",), trail=(COMPARE,), extra_ld=(faq_ld([(question, text)]),))  # fmt: skip
+    return pl.pages
+
+
+def _home_description(cat: Catalogue) -> str:
+    return (
+        f"按工作负载算显存、卡数、交付形式和月成本的 GPU 租赁选型指南：{len(cat.gpus)} 款 GPU 天梯图、"
+        f"{len(cat.scenarios)} 个场景方案和避坑指南，数据截至 {cat.as_of}。"
+    )
+
+
+def _gpu_description(gpu: Gpu, row: LadderRow) -> str:
+    price = f"，参考月租 {row.price_label}/卡" if row.price_label != "—" else "，暂无报价"
+    return (
+        f"{gpu.name} 租赁价格与规格：{num(gpu.memory_gb, 0)} GB {gpu.memory_type}，"
+        f"稠密 BF16/FP16 {row.tensor_label} TFLOPS{price}。"
+    )
+
+
+def _scenario_options(scenarios: dict[str, ScenarioResult], gpu: Gpu) -> list[ctx.ScenarioOption]:
+    out = []
+    for r in scenarios.values():
+        eligible = [o for o in r.rec.options if o.eligible]
+        rank = next((i + 1 for i, o in enumerate(eligible) if o.gpu.id == gpu.id), None)
+        out.append(ctx.ScenarioOption(r.scenario, r.rec.option_for(gpu.id), rank == 1, rank))
+    return out
+
+
+def _model_faq(mp: model_pages.ModelPage) -> list[tuple[str, str]]:
+    name, kind = mp.model.name, WORKLOAD_NAMES[mp.workload.value]
+    first = (
+        f"{name} {kind}需要多少显存？",
+        f"按 {mp.request.precision.value}、batch {mp.request.batch}、上下文 {mp.request.context} token 估算，"
+        f"单卡峰值约 {mp.single_card.total_gib:.1f} GiB。",
+    )
+    fitting = [o for o in mp.rec.options if o.cards is not None]
+    cards = "；".join(f"{o.gpu.name} {o.cards} 张" for o in sorted(fitting, key=lambda o: (o.cards or 0, o.gpu.id))[:6])
+    second = (
+        f"{name} {kind}需要几张卡？",
+        f"显存不能跨卡相加，按每卡峰值计算：{cards}。" if cards else "数据中的 GPU 都装不下。",
+    )
+    out = [first, second]
+    pick = mp.rec.pick
+    if pick is not None and pick.monthly is not None:
+        cost = (
+            f"完成参照任务租金约 {cny(pick.job_cost_cny)}"
+            if pick.job_cost_cny is not None
+            else f"每月约 {cny(pick.monthly.total)}"
+        )
+        out.append(
+            (
+                f"{name} {kind}用哪张卡最省钱？",
+                f"按当前报价，{pick.gpu.name} × {pick.cards}（{DELIVERY_NAMES[pick.delivery.value]}），{cost}。",
+            )
+        )
+    return out
+
+
+def _pitfall_items(cat: Catalogue, scenarios: dict[str, ScenarioResult]) -> list[ctx.PitfallItem]:
+    items = []
+    for p in cat.pitfalls:
+        r = scenarios.get(p.scenario) if p.scenario else None
+        pick = r.rec.pick if r else None
+        dearest = None
+        if r and pick:
+            fitting = [o for o in r.rec.options if o.eligible and o.monthly]
+            dearest = max(fitting, key=lambda o: (o.monthly.total if o.monthly else 0.0, o.gpu.id), default=None)
+        items.append(
+            ctx.PitfallItem(
+                pitfall=p,
+                gpus=[cat.gpus[g] for g in p.gpus],
+                scenario=r.scenario if r else None,
+                pick=pick,
+                dearest=dearest if dearest is not pick else None,
+            )
+        )
+    return items
+
+
+def _assumptions(r: ScenarioResult) -> list[str]:
+    pick = r.rec.pick or (r.rec.options[0] if r.rec.options else None)
+    return list(pick.sizing.assumptions) if pick else []

@@ -1,0 +1,100 @@
+"""Render one page: the Jinja environment, the front matter, and the generated marker.
+
+Templates are Markdown with Jinja; ``StrictUndefined`` turns a typo into a build
+error, and every value from data goes through an escaping filter from
+:mod:`generator.pages.escape` (Jinja's autoescape is HTML-only and stays off for .md).
+Each template receives exactly the fields of its typed context
+(:mod:`generator.pages.contexts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from generator.data.records import Offer
+from generator.formats import cny, cny_range, gib, num, pct
+from generator.pages import escape
+from generator.pages.names import UNIT_NAMES
+
+#: Present in every generated text file, near the top; a file without it is hand-written.
+MARKER = "gpu-guide: generated file, do not edit"
+
+
+@dataclass(frozen=True)
+class Page:
+    """One generated Markdown page: where it goes, which template, and its context."""
+
+    path: str  # relative to docs/, e.g. "scenarios/lora-7b.md"
+    template: str  # relative to templates/pages/
+    title: str
+    description: str
+    context: Any  # a dataclass from generator.pages.contexts
+    breadcrumbs: tuple[tuple[str, str], ...] = ()  # (name, relative link) of the pages above
+    inputs: tuple[str, ...] = ()  # data files the page is made from, for the marker
+    hide_toc: bool = False  # wide tables: give them the table-of-contents column
+    jsonld: Mapping[str, Any] | None = None  # structured data for search engines
+    lastmod: str | None = None  # ISO date of the data the page shows (sitemap lastmod)
+    nav_order: int | None = None  # place among pages a nav pattern matches (generator.publish.plugin)
+
+
+def environment(templates: Path) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates)),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        md=escape.md,
+        url=escape.url,
+        json_script=escape.json_for_script,
+        yaml_str=escape.yaml_str,
+        html=escape.html_text,
+        num=num,
+        cny=cny,
+        gib=gib,
+        pct=pct,
+    )
+    return env
+
+
+def context_fields(context: Any) -> dict[str, Any]:
+    """A context dataclass's fields as template variables (shallow: values stay objects)."""
+    return {f.name: getattr(context, f.name) for f in fields(context)}
+
+
+def render_page(env: jinja2.Environment, page: Page, common: Mapping[str, Any]) -> bytes:
+    """Front matter with the marker, then the page template rendered with its context."""
+    template = env.get_template(f"pages/{page.template}")
+    body = template.render(
+        **common, **context_fields(page.context), breadcrumbs=page.breadcrumbs, page_title=page.title
+    )
+    inputs = ", ".join(page.inputs + (f"templates/pages/{page.template}",))
+    head = (
+        "---\n"
+        f"# {MARKER}. Edit the inputs instead: {inputs}\n"
+        f"title: {escape.yaml_str(page.title)}\n"
+        f"description: {escape.yaml_str(page.description)}\n"
+        + (f"lastmod: {escape.yaml_str(page.lastmod)}\n" if page.lastmod else "")
+        + (f"nav_order: {page.nav_order}\n" if page.nav_order is not None else "")
+        + ("hide:\n  - toc\n" if page.hide_toc else "")
+        + (f"jsonld: {escape.yaml_str(escape.json_for_script(page.jsonld))}\n" if page.jsonld else "")
+        + "---\n\n"
+    )
+    return (head + body.rstrip() + "\n").encode("utf-8")
+
+
+def price_label(offer: Offer) -> str:
+    """'¥1.96/时' or '¥6,000–9,000/月'."""
+    unit = UNIT_NAMES[offer.unit.value]
+    digits = 2 if offer.unit.value == "hour" else 0
+    if offer.price_cny is not None:
+        return f"{cny(offer.price_cny, digits)}/{unit}"
+    return f"{cny_range(offer.price_low_cny, offer.price_high_cny, digits)}/{unit}"  # type: ignore[arg-type]

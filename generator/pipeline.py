@@ -1,0 +1,94 @@
+"""The pipeline, top to bottom: load → validate → abort on problems → evaluate → render → write.
+
+Nothing is written until every input is valid and every page rendered; the new
+``docs/`` and ``site/`` are built in staging folders and swapped in at the end.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.data.catalogue import Catalogue
+from generator.data.problems import DataError, Problem, errors
+from generator.data.validate import load_catalogue
+from generator.pages.files import generated_files
+from generator.publish.mkdocs_build import build_site
+from generator.publish.site_config import SiteSettings, read_site_settings
+from generator.publish.staging import plan, site_stage_for, stage_docs, swap_all
+from generator.results.evaluate import Results, evaluate
+from generator.results.scenarios import editor_warnings
+
+
+@dataclass(frozen=True)
+class Project:
+    """Where a project's parts live; every path can be overridden for fixture sites."""
+
+    root: Path
+    data: Path
+    templates: Path
+    docs: Path
+    site: Path
+    config: Path
+
+    @classmethod
+    def at(cls, root: Path, data: Path | None = None) -> Project:
+        root = root.resolve()
+        return cls(
+            root=root,
+            data=(data or root / "data").resolve(),
+            templates=root / "templates",
+            docs=root / "docs",
+            site=root / "site",
+            config=root / "mkdocs.yml",
+        )
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One edition, in memory: the data, what the rules compute, and every generated file."""
+
+    catalogue: Catalogue
+    results: Results
+    files: dict[str, bytes]
+    warnings: list[Problem]
+    settings: SiteSettings
+
+
+def generate(project: Project, *, production: bool = False) -> Generated:
+    """Validate, evaluate and render in memory. Raises DataError with every problem."""
+    cat, problems = load_catalogue(project.data, display_root=project.root)
+    settings, site_problems = read_site_settings(project.config, production=production)
+    # A placeholder domain is an error in production and a notice otherwise (printed by `build`).
+    problems += errors(site_problems)
+    if cat is None or settings is None or errors(problems):
+        raise DataError(problems)
+    results = evaluate(cat)
+    files = generated_files(cat, results, project.templates, settings.site_url)
+    return Generated(cat, results, files, problems + editor_warnings(cat, results.scenarios), settings)
+
+
+def build(project: Project, *, site: bool = True, production: bool = False) -> Generated:
+    """Regenerate docs/ and (unless ``site`` is False) build site/ with MkDocs, atomically."""
+    gen = generate(project, production=production)
+    docs_stage = stage_docs(project.docs, gen.files)
+    site_stage = site_stage_for(docs_stage, project.site)
+    try:
+        if site:
+            shutil.rmtree(site_stage, ignore_errors=True)
+            build_site(project.config, docs_stage, site_stage, gen.catalogue.as_of, production=production)
+        swap_all([(docs_stage, project.docs)] + ([(site_stage, project.site)] if site else []))
+    finally:
+        shutil.rmtree(docs_stage, ignore_errors=True)
+        shutil.rmtree(site_stage, ignore_errors=True)
+    return gen
+
+
+def stale_files(project: Project) -> tuple[Generated, list[str]]:
+    """Generated files whose committed copy differs from what the data produces now."""
+    gen = generate(project)
+    changed, stale, conflicts = plan(project.docs, gen.files)
+    if conflicts:
+        raise DataError(conflicts)
+    return gen, sorted(changed + stale)

@@ -1,0 +1,134 @@
+"""The MkDocs plugin ``gpu-guide``: the guarantees every way of building gets.
+
+Registered in ``mkdocs.yml`` (``plugins: - gpu-guide``) through the package's
+``mkdocs.plugins`` entry point, so ``gpu-guide build``, ``gpu-guide serve``, plain
+``mkdocs build`` and ``mkdocs serve`` all:
+
+* check the operator's site settings (:mod:`generator.publish.site_config`): a production
+  build (``production: true``, e.g. ``GPU_GUIDE_PRODUCTION=true``) refuses the
+  placeholder domain and malformed settings;
+* expand nav entries written as a pattern (``scenarios/*.md``) into the matching pages,
+  in the order their front matter's ``nav_order`` gives (the data's order), so adding a
+  scenario needs no edit to ``mkdocs.yml``;
+* make front matter descriptions safe inside a quoted HTML attribute: Material writes
+  ``<meta name="description" content="{{ page.meta.description }}">`` unescaped;
+* fail the build when a generated page arrives without its parsed front matter (its
+  title and description would be lost and the header shown as text).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+from generator.data.problems import Severity
+from generator.pages.render import MARKER
+from generator.publish.site_config import check_settings
+
+log = logging.getLogger("mkdocs.plugins.gpu-guide")
+
+
+class GpuGuideConfig(Config):
+    production = config_options.Type(bool, default=False)
+
+
+class GpuGuidePlugin(BasePlugin[GpuGuideConfig]):
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        raw = {"site_url": config.site_url, "extra": dict(config.extra)}
+        path = Path(config.config_file_path or "mkdocs.yml")
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        settings, problems = check_settings(raw, text, path.name, production=self.config.production)
+        for p in problems:
+            if p.severity is Severity.warning:
+                log.info(p.format())  # info, not warning: a local strict build may use the placeholder
+        errors = [p for p in problems if p.severity is Severity.error]
+        if errors or settings is None:
+            raise PluginError("\n".join(p.format() for p in errors))
+        config.extra["operator"] = {
+            "icp": settings.icp,
+            "analytics_script": settings.analytics_script,
+            "contact_text": settings.contact_text,
+            "contact_url": settings.contact_url,
+        }
+        if config.nav is not None:
+            config.nav = expand_nav(config.nav, Path(config.docs_dir))
+        return config
+
+    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        if MARKER in markdown[:4096]:
+            raise PluginError(
+                f"{page.file.src_uri}: the generated front matter did not parse, so the page would lose its "
+                "title and show its header as text; rebuild with `gpu-guide build` and report this"
+            )
+        value = page.meta.get("description")
+        if isinstance(value, str):
+            page.meta["description"] = value.replace('"', "&quot;").replace("'", "&#39;")
+        return markdown
+
+
+def expand_nav(nav: Any, docs_dir: Path) -> Any:
+    """Replace entries containing ``*`` with the docs pages they match, ordered by ``nav_order``
+    in their front matter (then by path), skipping pages the nav already lists."""
+    listed = set(_listed(nav))
+
+    def walk(items: Any) -> Any:
+        if isinstance(items, list):
+            out: list[Any] = []
+            for item in items:
+                if isinstance(item, str) and "*" in item:
+                    out.extend(p for p in _matches(item, docs_dir) if p not in listed)
+                else:
+                    out.append(walk(item))
+            return out
+        if isinstance(items, dict):
+            return {k: walk(v) for k, v in items.items()}
+        return items
+
+    return walk(nav)
+
+
+def _listed(nav: Any) -> list[str]:
+    if isinstance(nav, str):
+        return [] if "*" in nav else [nav]
+    if isinstance(nav, list):
+        return [p for item in nav for p in _listed(item)]
+    if isinstance(nav, dict):
+        return [p for v in nav.values() for p in _listed(v)]
+    return []
+
+
+def _matches(pattern: str, docs_dir: Path) -> list[str]:
+    found = []
+    for path in docs_dir.rglob("*.md"):
+        if path.is_symlink() or not path.is_file():
+            continue
+        rel = path.relative_to(docs_dir).as_posix()
+        if fnmatch.fnmatchcase(rel, pattern):
+            found.append((_nav_order(path), rel))
+    return [rel for _order, rel in sorted(found)]
+
+
+def _nav_order(path: Path) -> float:
+    """``nav_order: N`` from a page's front matter; pages without one go last."""
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        if fh.readline().rstrip("\n") != "---":
+            return float("inf")
+        for line in fh:
+            if line.rstrip("\n") == "---":
+                break
+            if line.startswith("nav_order:"):
+                try:
+                    return float(line.split(":", 1)[1])
+                except ValueError:
+                    return float("inf")
+    return float("inf")

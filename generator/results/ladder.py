@@ -1,0 +1,56 @@
+"""Tables built from the catalogue with pandas: the ladder and the open-data files.
+
+The ladder ranks GPUs by dense 16-bit tensor TFLOPS (BF16, else FP16). Price
+columns use the cheapest per-card price among all offers of the GPU, normalised to
+a card-month of ``rules.cost.hours_per_month`` hours; "price per dense TFLOP-hour"
+divides the per-card hourly price by that TFLOPS figure.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from generator.data.catalogue import Catalogue
+from generator.engine import cost as costs
+
+
+def price_summary(cat: Catalogue, gpu_id: str) -> dict[str, float | None]:
+    """Cheapest and dearest per-card-month prices over all offers, and the cheapest card-hour."""
+    span = costs.card_month_range(cat.offers_for(gpu_id), cat.rules.cost)
+    if span is None:
+        return {"month_low": None, "month_high": None, "hour_low": None}
+    low, high = span
+    return {"month_low": low, "month_high": high, "hour_low": low / cat.rules.cost.hours_per_month}
+
+
+def ladder(cat: Catalogue) -> pd.DataFrame:
+    """One row per GPU, best dense 16-bit TFLOPS first (ties: more memory, then id)."""
+    rows = []
+    for gpu in cat.gpus.values():
+        prices = price_summary(cat, gpu.id)
+        tflops = gpu.tensor_tflops
+        hour = prices["hour_low"]
+        rows.append(
+            {
+                "id": gpu.id,
+                "name": gpu.name,
+                "vendor": gpu.vendor.value,
+                "domestic": gpu.domestic,
+                "form_factor": gpu.form_factor.value,
+                "memory_gb": gpu.memory_gb,
+                "memory_type": gpu.memory_type,
+                "memory_bandwidth_gbps": gpu.memory_bandwidth_gbps,
+                "tensor_tflops": tflops,
+                "fp8_tflops_dense": gpu.fp8_tflops_dense,
+                "month_low": prices["month_low"],
+                "month_high": prices["month_high"],
+                "hour_low": hour,
+                "cny_per_tflop_hour": (hour / tflops) if hour is not None and tflops else None,
+                "cny_per_gib_month": (prices["month_low"] / gpu.memory_gb) if prices["month_low"] else None,
+                "unconfirmed": sorted(f.value for f in gpu.unconfirmed),
+            }
+        )
+    frame = pd.DataFrame(rows)
+    frame = frame.sort_values(["tensor_tflops", "memory_gb", "id"], ascending=[False, False, True], kind="mergesort")
+    frame.insert(0, "rank", range(1, len(frame) + 1))
+    return frame.reset_index(drop=True)

@@ -1,0 +1,49 @@
+"""Every scenario guide, computed: the ranking the rules produce and any disagreement
+with the editor's pick (a warning at the scenario's line, and a notice on its page)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from generator.data.catalogue import Catalogue
+from generator.data.problems import Problem, Severity
+from generator.data.records import Scenario
+from generator.engine.cost import Usage
+from generator.engine.recommend import Recommendation, editor_disagreement, for_scenario, scenario_usage
+from generator.engine.request import Request
+from generator.engine.sizing import scenario_request
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    """One scenario with what the rules compute for it."""
+
+    scenario: Scenario
+    request: Request  # the workload with rules.yaml's defaults filled in
+    usage: Usage  # the month of use, likewise
+    rec: Recommendation
+    disagreement: str | None  # a sentence when the editor's pick differs from the computed one
+
+
+def scenario_results(cat: Catalogue) -> dict[str, ScenarioResult]:
+    """Each scenario in the editors' order."""
+    out = {}
+    for s in cat.scenarios.values():
+        rec = for_scenario(cat, s)
+        request = scenario_request(s, cat.models[s.model], cat.rules)
+        out[s.id] = ScenarioResult(s, request, scenario_usage(s, cat.rules), rec, editor_disagreement(s, rec))
+    return out
+
+
+def editor_warnings(cat: Catalogue, scenarios: dict[str, ScenarioResult]) -> list[Problem]:
+    """One warning per scenario whose editor pick disagrees with the rules."""
+    return [
+        cat.locate(
+            "scenarios.yaml",
+            ("scenarios", i, "editor_pick"),
+            f"the rules disagree with the editor's pick: {r.disagreement}",
+            Severity.warning,
+        )
+        for i, r in enumerate(scenarios.values())
+        if r.disagreement
+    ]

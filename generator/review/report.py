@@ -1,0 +1,116 @@
+"""``gpu-guide diff --base REF``: the change report between REF's data and the working tree.
+
+Both editions are generated in memory by this generator with the working tree's
+templates and config; from REF only the data files are read, as data
+(:mod:`generator.review.git`). The Markdown comes from ``report.md.j2`` beside this
+module (the generator's own template, never a branch's). Exit status: 0 report printed,
+1 data at REF or in the working tree does not build, 2 unknown ref or not a repository.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import jinja2.sandbox
+
+from generator.data.problems import DataError, Severity, render
+from generator.formats import cny
+from generator.pipeline import Generated, Project, generate
+from generator.review.compare import Pick, Report, compare
+from generator.review.git import DiffError, data_at_ref, resolve_ref
+
+NO_CHANGE = "This data change alters no generated output."
+
+
+def run_diff(project: Project, base: str, fmt: str = "markdown") -> int:
+    """Print the change report between ``base`` and the working tree; return the exit status."""
+    try:
+        report = diff_report(project, base)
+    except DiffError as exc:
+        return exc.report("gpu-guide diff")
+    if fmt == "json":
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2, sort_keys=True, allow_nan=False))
+    else:
+        print(markdown(report), end="")
+    return 0
+
+
+def diff_report(project: Project, base: str) -> Report:
+    """The typed report. Raises :class:`DiffError`."""
+    commit = resolve_ref(project.root, base)
+    new = _generate(project, "in the working tree")
+    with tempfile.TemporaryDirectory(prefix="gpu-guide-diff-") as tmp:
+        old = _generate(data_at_ref(project, commit, base, Path(tmp)), f"at {base}", prefix=f"{base}:")
+    return compare(old, new, base=base, commit=commit)
+
+
+def _generate(project: Project, where: str, prefix: str = "") -> Generated:
+    """Generate one edition; its problems (file names prefixed with ``REF:``) become a DiffError."""
+    try:
+        return generate(project)
+    except DataError as exc:
+        problems = [dataclasses.replace(p, file=prefix + p.file) for p in exc.problems]
+        n = sum(1 for p in problems if p.severity is Severity.error)
+        raise DiffError(
+            f"the data {where} has {n} problem(s) for this generator; nothing to compare.", 1, render(problems)
+        ) from None
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def _code(text: Any) -> str:
+    return "`" + str(text).replace("`", "'").replace("\n", " ") + "`"
+
+
+def _cell(value: Any) -> str:
+    """A data value in a table cell: pipes escaped, one line."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) if value else "—"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _pick_text(p: Pick) -> str:
+    if p.gpu is None:
+        return "no GPU qualifies"
+    text = f"{_code(p.gpu)} × {p.cards}, {p.delivery}, {cny(p.monthly_cny)}/month"
+    return text + (f", job {cny(p.job_cost_cny)}" if p.job_cost_cny is not None else "")
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.sandbox.SandboxedEnvironment(
+        loader=jinja2.FileSystemLoader(str(Path(__file__).parent)),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        code=_code,
+        code_or_none=lambda v: _code(v) if v else "none",
+        cell=_cell,
+        yuan=cny,
+        cards=lambda n: "does not fit" if n is None else str(n),
+        names=lambda items: ", ".join(_code(i) for i in items) if items else "none",
+        pick_text=_pick_text,
+    )
+    env.globals["arrow"] = lambda a, b: a if a == b else f"{a} → {b}"
+    return env
+
+
+def markdown(report: Report) -> str:
+    """The report as Markdown for a pull-request comment."""
+    text = _environment().get_template("report.md.j2").render(r=report)
+    return text.rstrip("\n") + "\n"
