@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: site test serve check bench schemas clean
+.PHONY: site test serve check lint bench schemas clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -22,11 +22,17 @@ test: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/gpu-guide serve
 
-check: $(STAMP)
+# Quality gates: lint and format (ruff), strict types (mypy), data valid and committed pages current.
+check: lint $(STAMP)
 	$(BIN)/gpu-guide check
 
+lint: $(STAMP)
+	$(BIN)/ruff check generator tests
+	$(BIN)/ruff format --check generator tests
+	$(BIN)/mypy generator
+
 bench: $(STAMP)
-	$(BIN)/python -m generator.cli.bench
+	$(BIN)/python -m generator.cli.bench $(ARGS)
 
 # JSON Schemas for editors' YAML tooling, generated from the record models
 schemas: $(STAMP)

@@ -18,7 +18,7 @@ from generator.publish.mkdocs_build import build_site
 from generator.publish.site_config import SiteSettings, read_site_settings
 from generator.publish.staging import plan, site_stage_for, stage_docs, swap_all
 from generator.results.evaluate import Results, evaluate
-from generator.results.scenarios import editor_warnings
+from generator.results.scenarios import editor_notices
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def generate(project: Project, *, production: bool = False) -> Generated:
         raise DataError(problems)
     results = evaluate(cat)
     files = generated_files(cat, results, project.templates, settings.site_url)
-    return Generated(cat, results, files, problems + editor_warnings(cat, results.scenarios), settings)
+    return Generated(cat, results, files, problems + editor_notices(cat, results.scenarios), settings)
 
 
 def build(project: Project, *, site: bool = True, production: bool = False) -> Generated:

@@ -543,3 +543,37 @@ def test_unshowable_characters_from_escapes_are_refused(tmp_path: Path, escape: 
         f"data/gpus.yaml:25:11: gpus[1].name: contains the invisible character U+{code}, which a web page cannot show; "
         "remove it (it comes from a backslash escape inside quotes)"
     )
+
+
+def test_plain_mkdocs_build_escapes_the_same(tmp_path: Path) -> None:
+    """Every way of building gets the escaping: the gpu-guide plugin is registered in mkdocs.yml,
+    so a scenario whose title and summary close the description attribute, built by plain
+    `mkdocs build` (not `gpu-guide build`), still yields no live attribute or element."""
+    import subprocess
+    import sys
+
+    payload = '" onmouseover="alert(1)" x="<script>alert(2)</script>'
+
+    def edit(data: Path) -> None:
+        replace_in(data / "scenarios.yaml", "    title: 7B 推理\n", f"    title: {json.dumps(payload)}\n")
+        replace_in(data / "scenarios.yaml", "    summary: 一张卡上的 7B 推理。\n", f"    summary: {json.dumps(payload)}\n")
+
+    root = make_project(tmp_path, edit)
+    build(Project.at(root), site=False)  # writes docs/ only
+    out = tmp_path / "plain-site"
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(root / "mkdocs.yml"), "-d", str(out)],
+        capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    page = parse(out / "scenarios" / "serve-7b" / "index.html")
+    for tag, attrs in page.elements:
+        assert not any(name.lower().startswith("on") for name, _ in attrs), (tag, attrs)
+    [meta] = [dict(a) for t, a in page.elements if t == "meta" and dict(a).get("name") == "description"]
+    assert '" onmouseover="alert(1)" x="<script>' in (meta["content"] or "")  # the quotes are text in the value
+    for kind, body in page.scripts:
+        if kind == "application/ld+json":
+            json.loads(body)  # data, and still valid JSON
+        else:
+            assert "alert(" not in body, body
+    assert page.title.startswith(payload)

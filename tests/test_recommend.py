@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import make_project, replace_in
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generator.data.records import Delivery, Workload
 from generator.data.validate import load_catalogue
+from generator.data.records import EditorPick
 from generator.engine.arch import Arch
 from generator.engine.cost import Usage
 from generator.engine.delivery import delivery_form
@@ -93,27 +95,44 @@ def test_delivery_form_reasons() -> None:
     assert delivery_form(Workload.inference, 8, rules)[0] is Delivery.container
 
 
-def test_scenario_editor_disagreement_is_explained() -> None:
-    from generator.data.records import EditorPick
+def _mini_catalogue(tmp_path: Path, edit=None):  # type: ignore[no-untyped-def]
+    root = make_project(tmp_path, edit)
+    cat, problems = load_catalogue(root / "data", root)
+    assert cat is not None, problems
+    return cat
 
-    s = CAT.scenarios["lora-7b"].model_copy(
-        update={"editor_pick": EditorPick(gpu="rtx-4090-24g", delivery="bare_metal")}
-    )
-    rec = for_scenario(CAT, s)
+
+def test_scenario_editor_disagreement_is_explained(tmp_path: Path) -> None:
+    """Mini fixture: serve-7b (Llama-2-7B inference on one card) runs in a container by the rule."""
+    cat = _mini_catalogue(tmp_path)
+    s = cat.scenarios["serve-7b"].model_copy(update={"editor_pick": EditorPick(gpu="rtx-4090-24g", delivery="bare_metal")})
+    rec = for_scenario(cat, s)
     assert rec.pick is not None and rec.pick.gpu.id == "rtx-4090-24g"
     assert editor_disagreement(s, rec) == (
-        "编辑推荐交付形式 bare_metal，规则给出 container（单卡训练用不到卡间互联，容器实例秒级启停、可按小时计费）"
+        "编辑推荐交付形式 bare_metal，规则给出 container（推理服务选容器实例，便于弹性扩缩容、按需计费）"
     )
 
 
-@pytest.mark.parametrize("sid", sorted(CAT.scenarios))
-def test_every_scenario_has_a_computed_pick(sid: str) -> None:
-    rec = for_scenario(CAT, CAT.scenarios[sid])
-    assert rec.pick is not None
-    assert rec.pick.reasons and rec.pick.monthly is not None
+def test_every_mini_scenario_has_a_computed_pick(tmp_path: Path) -> None:
+    cat = _mini_catalogue(tmp_path)
+    for s in cat.scenarios.values():
+        rec = for_scenario(cat, s)
+        assert rec.pick is not None, s.id
+        assert rec.pick.reasons and rec.pick.monthly is not None
 
 
-def test_bundled_editor_picks_agree_with_the_rules() -> None:
-    """Main stays strict-clean: the build's disagreement warnings were acted on."""
-    for s in CAT.scenarios.values():
-        assert editor_disagreement(s, for_scenario(CAT, s)) is None, s.id
+def test_a_disagreeing_pick_is_a_notice_that_strict_check_accepts(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """An editor's pick stays as written; the build says where the rules differ, without failing."""
+    from generator.cli.main import main
+    from generator.pipeline import Project, build
+
+    root = make_project(tmp_path, lambda d: replace_in(d / "scenarios.yaml", "{gpu: h100-sxm-80g, delivery: bare_metal}",
+                                                       "{gpu: a100-sxm-80g, delivery: bare_metal}"))  # fmt: skip
+    gen = build(Project.at(root), site=False)
+    [notice] = [p for p in gen.warnings if p.path.endswith("editor_pick")]
+    assert notice.format().startswith("data/scenarios.yaml:")
+    assert ": notice: the rules disagree with the editor's pick: 编辑推荐 a100-sxm-80g，计算结果为 h100-sxm-80g" in notice.format()
+    page = gen.files["scenarios/full-13b.md"].decode("utf-8")
+    assert "编辑推荐 a100-sxm-80g，计算结果为 h100-sxm-80g" in page
+    capsys.readouterr()
+    assert main(["--root", str(root), "check", "--strict"]) == 0

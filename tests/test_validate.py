@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import make_project, replace_in
 
 from generator.data.problems import render
@@ -127,3 +129,21 @@ def test_schema_errors_and_broken_references_in_one_run(tmp_path: Path) -> None:
             'data/scenarios.yaml:19:12: scenarios[1].model: unknown model id "llama-3-13b"; did you mean "llama-2-13b"?',
         ]
     )
+
+
+@pytest.mark.parametrize(
+    ("written", "message"),
+    [
+        ('"730"', 'cost.hours_per_month: expected a number, got text "730"; write 730 and give the unit in its own field'),
+        ("true", "cost.hours_per_month: expected a number, got the boolean true"),
+        ("yes", "cost.hours_per_month: \"yes\" is ambiguous: write true or false"),
+    ],
+)
+def test_rules_are_validated_as_strictly_as_other_files(tmp_path: Path, written: str, message: str) -> None:
+    root = make_project(tmp_path)
+    replace_in(root / "data" / "rules.yaml", "  hours_per_month: 730 ", f"  hours_per_month: {written} ")
+    cat, problems = load_catalogue(root / "data", root)
+    assert cat is None
+    [line] = [p.format() for p in problems]
+    assert line.startswith("data/rules.yaml:7:20: ")
+    assert message in line, line

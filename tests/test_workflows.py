@@ -42,7 +42,7 @@ def test_pr_workflow_tests_checks_and_comments_the_diff() -> None:
     tests = next(s for s in steps(wf) if s.get("run", "").strip() == "make test")
     assert tests["env"]["GPU_GUIDE_CHROMIUM"] == "bundled"
     order = [script.index(cmd) for cmd in (
-        "make test", ".venv/bin/gpu-guide check --strict",
+        "make lint", "make test", ".venv/bin/gpu-guide check --strict",
         ".venv/bin/gpu-guide diff --base origin/${{ github.base_ref }} > report.md",
     )]  # fmt: skip
     assert order == sorted(order)
@@ -54,7 +54,7 @@ def test_deploy_workflow_builds_and_publishes_site() -> None:
     wf = load("deploy.yml")
     assert wf["on"]["push"]["branches"] == ["main"]
     assert wf["permissions"]["pages"] == "write" and wf["permissions"]["id-token"] == "write"
-    assert "make site" in runs(wf)
+    assert ".venv/bin/gpu-guide build --production" in runs(wf)
     upload = next(s for s in steps(wf) if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
     assert upload["with"]["path"].rstrip("/") == "site"
     assert any(u.startswith("actions/deploy-pages@") for u in uses(wf))

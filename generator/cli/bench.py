@@ -90,12 +90,18 @@ def scale_models(project: Project, copies: int) -> None:
     path.write_text(head + "models:\n" + body + "".join(extra), encoding="utf-8")
 
 
-def per_page(project: Project, runs: int) -> tuple[int, float, float]:
-    """(HTML pages, median mkdocs seconds per page, mean KB per page) of ``runs`` builds."""
+def scaled_run(project: Project, runs: int) -> tuple[int, dict[str, float]]:
+    """(HTML pages, median seconds per stage) of ``runs`` builds after a warm-up."""
     run_once(project)
-    secs = statistics.median(run_once(project)["mkdocs build"] for _ in range(runs))
-    n_html, mean_kb, _ = html_weight(project.root / "site-bench")
-    return n_html, secs / n_html, mean_kb
+    results = [run_once(project) for _ in range(runs)]
+    medians = {stage: statistics.median(r[stage] for r in results) for stage in results[0]}
+    n_html, _mean_kb, _ = html_weight(project.root / "site-bench")
+    return n_html, medians
+
+
+def generator_share(medians: dict[str, float]) -> float:
+    """Share of the generator's own stages (everything but MkDocs) in the whole build."""
+    return 1 - medians["mkdocs build"] / sum(medians.values())
 
 
 def main() -> int:
@@ -107,12 +113,20 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
             base, big = _copy(Path(a)), _copy(Path(b))
             scale_models(big, args.scale)
-            n1, s1, kb1 = per_page(base, args.runs)
-            n2, s2, kb2 = per_page(big, args.runs)
-        print(f"{'site':<22}{'HTML pages':>11}{'ms/page':>10}{'KB/page':>9}")
-        print(f"{'bundled':<22}{n1:>11}{s1 * 1000:>10.1f}{kb1:>9.1f}")
-        print(f"{f'models x{args.scale}':<22}{n2:>11}{s2 * 1000:>10.1f}{kb2:>9.1f}")
-        print(f"ratio {n2 / n1:.2f}x pages: {s2 / s1:.2f}x mkdocs time per page, {kb2 / kb1:.2f}x HTML per page")
+            sites = [("bundled", *scaled_run(base, args.runs)), (f"models x{args.scale}", *scaled_run(big, args.runs))]
+            kbs = [html_weight(p.root / "site-bench")[1] for p in (base, big)]
+        stages = list(sites[0][2])
+        print(f"{'site':<16}{'HTML pages':>11}" + "".join(f"{s:>18}" for s in stages) + f"{'ms/page':>9}{'KB/page':>9}")
+        for (name, n, med), kb in zip(sites, kbs, strict=True):
+            cells = "".join(f"{med[s]:>17.2f}s" for s in stages)
+            print(f"{name:<16}{n:>11}{cells}{med['mkdocs build'] / n * 1000:>9.1f}{kb:>9.1f}")
+        for name, n, med in sites:
+            print(f"{name}: generator stages take {generator_share(med):.1%} of the build ({n} HTML pages)")
+        (n1, m1), (n2, m2) = (s[1:] for s in sites)
+        per1, per2 = m1["mkdocs build"] / n1, m2["mkdocs build"] / n2
+        print(
+            f"ratio {n2 / n1:.2f}x pages: {per2 / per1:.2f}x mkdocs time per page, {kbs[1] / kbs[0]:.2f}x HTML per page"
+        )
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         project = _copy(Path(tmp))
@@ -128,8 +142,7 @@ def main() -> int:
     for stage, sec in medians.items():
         print(f"{stage:<18}{sec:>10.3f}{sec / total:>8.1%}")
     print(f"{'total':<18}{total:>10.3f}{1:>8.0%}")
-    generator_share = 1 - medians["mkdocs build"] / total
-    print(f"generator stages take {generator_share:.1%} of the build; mkdocs takes the rest")
+    print(f"generator stages take {generator_share(medians):.1%} of the build; mkdocs takes the rest")
     print("pages by kind: " + ", ".join(f"{k} {v}" for k, v in kinds.items()))
     print(f"HTML pages: {n_html}, mean {mean_kb:.0f} KB, largest {max_kb:.0f} KB")
     return 0

@@ -75,6 +75,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         n = sum(1 for p in exc.problems if p.severity is Severity.error)
         print(f"Aborted: {n} problem(s) in the data; nothing was written.", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # The reader went away (`gpu-guide recommend … | head`): end quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("Interrupted; docs/ and site/ are unchanged.", file=sys.stderr)
         return 130
@@ -162,7 +167,9 @@ def _check(project: Project, strict: bool, max_price_age: int | None, as_of: dt.
         for rel in schemas:
             print(f"  {rel}", file=sys.stderr)
         failed = True
-    if any(p.severity is Severity.error for p in problems) or (strict and problems):
+    if any(p.severity is Severity.error for p in problems) or (
+        strict and any(p.severity is Severity.warning for p in problems)
+    ):
         failed = True
     if not failed:
         print(f"OK: data valid, {len(gen.files)} generated files current.")

@@ -167,7 +167,7 @@ def run_recommend(project: Project, args: argparse.Namespace) -> int:
         budget_cny_month=args.budget, job_tokens_b=args.job_tokens,
     )  # fmt: skip
     rec = recommend(cat, lambda gpu: size_workload(req, gpu, cat.rules, args.job_tokens), req.workload, c)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for rank, o in enumerate(rec.options, 1):
         rows.append(
             {

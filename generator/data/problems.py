@@ -17,8 +17,12 @@ YamlPath = tuple[str | int, ...]
 
 
 class Severity(StrEnum):
+    """error: stops the build. warning: probably wrong; fails ``check --strict``.
+    notice: designed behaviour worth seeing (an editor's pick the rules disagree with)."""
+
     error = "error"
     warning = "warning"
+    notice = "notice"
 
 
 @dataclass(frozen=True, order=True)
@@ -33,14 +37,14 @@ class Problem:
     severity: Severity = Severity.error
 
     def format(self) -> str:
-        """``data/offers.yaml:42:9: offers[7].price_cny: message``; warnings say so."""
-        prefix = "warning: " if self.severity is Severity.warning else ""
+        """``data/offers.yaml:42:9: offers[7].price_cny: message``; warnings and notices say so."""
+        prefix = "" if self.severity is Severity.error else f"{self.severity.value}: "
         where = f"{self.file}:{self.line}:{self.col}"
         return f"{where}: {self.path}: {prefix}{self.message}" if self.path else f"{where}: {prefix}{self.message}"
 
     def github_annotation(self) -> str:
         """The same problem as a GitHub Actions workflow command, shown inline in a PR."""
-        kind = "error" if self.severity is Severity.error else "warning"
+        kind = self.severity.value
         text = f"{self.path}: {self.message}" if self.path else self.message
         # Workflow commands end at a newline and treat % specially; escape both.
         text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

@@ -47,7 +47,7 @@ def modeline(data_file: str) -> str:
 
 def schema_for(data_file: str, model: type[BaseModel]) -> dict[str, Any]:
     """The post-processed JSON Schema of one data file."""
-    schema = _clean(model.model_json_schema(mode="validation"))
+    schema: dict[str, Any] = _clean(model.model_json_schema(mode="validation"))
     _describe_refs(schema, schema.get("$defs", {}))
     schema["$schema"] = DRAFT
     schema["title"] = f"gpu-guide data/{data_file}"

@@ -297,7 +297,8 @@ def _entries(docs: dict[str, Document], filename: str, key: str) -> list[Any] | 
     doc = docs.get(filename)
     if doc is None or not isinstance(doc.value, dict) or not isinstance(doc.value.get(key), list):
         return None
-    return doc.value[key]
+    entries: list[Any] = doc.value[key]
+    return entries
 
 
 def _ids(entries: list[Any] | None) -> list[str] | None:

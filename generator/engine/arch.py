@@ -111,7 +111,8 @@ class Arch:
             if layers is None:
                 h_raw = _solve_increasing(lambda h: block_and_embed(h, h / d.hidden_per_layer), shape_params)
             else:
-                h_raw = _solve_increasing(lambda h: block_and_embed(h, layers), shape_params)
+                fixed_layers: float = layers
+                h_raw = _solve_increasing(lambda h: block_and_embed(h, fixed_layers), shape_params)
             hidden = max(d.hidden_multiple, round(h_raw / d.hidden_multiple) * d.hidden_multiple)
             derived.append("hidden")
         if layers is None:

@@ -26,7 +26,7 @@ def weight_bytes(
 
     ``embedding_bits`` overrides the bits of embedding and lm_head for quantized formats.
     """
-    name = Precision(precision).value
+    name = Precision(precision)
     bits = rules.bits_per_param[name]
     if name in rules.embeddings_16bit_formats:
         # Quantizers touch Linear layers of the blocks only; embedding / lm_head stay 16-bit
@@ -64,7 +64,7 @@ def kv_bytes_per_token(arch: Arch, kv_precision: Precision | str, rules: MemoryR
     tp, pp = parallel_layout(gpus, rules)
     layers = math.ceil(arch.layers / pp)
     heads = math.ceil(arch.kv_heads / tp)
-    bytes_per = rules.bits_per_param[Precision(kv_precision).value] / BITS_PER_BYTE
+    bytes_per = rules.bits_per_param[Precision(kv_precision)] / BITS_PER_BYTE
     return 2 * layers * heads * arch.head_dim * bytes_per
 
 

@@ -74,7 +74,7 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
     parts = {"weights": weights, "kv_cache": kv, "activations": activations}
     breakdown = finish(parts, n, 0.0, rules)
 
-    bits = rules.bits_per_param[prec.value]
+    bits = rules.bits_per_param[prec]
     assumptions = common_assumptions(req, rules)
     text = f"权重按 {prec.value} 存储，约 {bits:g} 位/参数"
     if prec.value in rules.embeddings_16bit_formats:

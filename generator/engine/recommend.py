@@ -10,6 +10,7 @@ finish the job, everything else by the monthly total.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from generator.data.catalogue import Catalogue
@@ -18,8 +19,11 @@ from generator.data.rules import Rules
 from generator.engine import cost as costs
 from generator.engine import speed
 from generator.engine.delivery import delivery_form
-from generator.engine.sizing import Sizing, scenario_request, size_workload
+from generator.engine.sizing import Sizer, Sizing, scenario_request
 from generator.formats import cny
+
+#: Sizes a workload on one GPU (see engine.sizing.size_workload).
+SizingFor = Callable[[Gpu], Sizing]
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,7 @@ class Recommendation:
         return next((o for o in self.options if o.gpu.id == gpu_id), None)
 
 
-def evaluate_gpu(gpu: Gpu, sizing_for, cat: Catalogue, workload: Workload, c: Constraints) -> Option:
+def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Workload, c: Constraints) -> Option:
     """Size, deliver and price one GPU. ``sizing_for(gpu)`` returns its :class:`Sizing`."""
     rules: Rules = cat.rules
     sizing: Sizing = sizing_for(gpu)
@@ -140,7 +144,7 @@ def links_cards(gpu: Gpu, cards: int) -> bool:
     return gpu.has_nvlink_class_link or cards <= 2
 
 
-def recommend(cat: Catalogue, sizing_for, workload: Workload, c: Constraints) -> Recommendation:
+def recommend(cat: Catalogue, sizing_for: SizingFor, workload: Workload, c: Constraints) -> Recommendation:
     """Rank every GPU in the catalogue for this workload."""
     training_job = workload is not Workload.inference and c.job_tokens_b is not None
     options = [evaluate_gpu(g, sizing_for, cat, workload, c) for g in cat.gpus.values()]
@@ -150,7 +154,7 @@ def recommend(cat: Catalogue, sizing_for, workload: Workload, c: Constraints) ->
     return Recommendation(options=options, training_job=training_job)
 
 
-def for_scenario(cat: Catalogue, scenario: Scenario) -> Recommendation:
+def for_scenario(cat: Catalogue, scenario: Scenario, sizer: Sizer | None = None) -> Recommendation:
     """The computed recommendation for one scenario of scenarios.yaml."""
     req = scenario_request(scenario, cat.models[scenario.model], cat.rules)
     c = Constraints(
@@ -162,7 +166,7 @@ def for_scenario(cat: Catalogue, scenario: Scenario) -> Recommendation:
     )
 
     def sizing_for(gpu: Gpu) -> Sizing:
-        return size_workload(req, gpu, cat.rules, job_tokens_b=scenario.job_tokens_b)
+        return (sizer or Sizer(cat.rules)).size(req, gpu, scenario.job_tokens_b)
 
     return recommend(cat, sizing_for, scenario.workload, c)
 

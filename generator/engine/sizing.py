@@ -69,11 +69,55 @@ def scenario_request(scenario: Scenario, model: OpenModel, rules: Rules) -> Requ
     )
 
 
-def size_workload(req: Request, gpu: Gpu, rules: Rules, job_tokens_b: float | None = None) -> Sizing:
+class Sizer:
+    """Sizes workloads under one set of rules, each distinct request and card size once.
+
+    Many GPUs share a memory size (six 80 GB cards in the bundled data) and many pages ask
+    the same question (a model page and a GPU page's "which models fit" table), so the
+    estimates and card counts are memoised by value: ``Request`` is a frozen dataclass and
+    two models of the same shape give equal requests. One Sizer serves one evaluation.
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self._estimates: dict[Request, Estimate] = {}
+        self._min_cards: dict[tuple[Request, float], int | None] = {}
+        self._sizings: dict[tuple[Request, str, float | None], Sizing] = {}
+
+    def estimate(self, req: Request) -> Estimate:
+        """:func:`generator.engine.memory.estimate`, once per distinct request."""
+        found = self._estimates.get(req)
+        if found is None:
+            found = self._estimates[req] = memory.estimate(req, self.rules.memory)
+        return found
+
+    def min_gpus(self, req: Request, memory_gb: float) -> int | None:
+        """:func:`generator.engine.memory.min_gpus`, once per distinct request and card size."""
+        key = (replace(req, gpus=1), memory_gb)
+        if key not in self._min_cards:
+            limit = memory.usable_gib(memory_gb, self.rules.memory)
+            counts = memory.card_counts(self.rules.memory, MAX_CARDS)
+            fits = (n for n in counts if self.estimate(replace(req, gpus=n)).total_gib <= limit)
+            self._min_cards[key] = next(fits, None)
+        return self._min_cards[key]
+
+    def size(self, req: Request, gpu: Gpu, job_tokens_b: float | None = None) -> Sizing:
+        """:func:`size_workload`, once per distinct request, GPU and job."""
+        key = (req, gpu.id, job_tokens_b)
+        found = self._sizings.get(key)
+        if found is None:
+            found = self._sizings[key] = size_workload(req, gpu, self.rules, job_tokens_b, self)
+        return found
+
+
+def size_workload(
+    req: Request, gpu: Gpu, rules: Rules, job_tokens_b: float | None = None, sizer: Sizer | None = None
+) -> Sizing:
     """Smallest card count of ``gpu`` that holds ``req``, with the estimate and speed there."""
-    cards = memory.min_gpus(req, gpu.memory_gb, rules.memory, MAX_CARDS)
+    sizer = sizer or Sizer(rules)
+    cards = sizer.min_gpus(req, gpu.memory_gb)
     at = replace(req, gpus=cards or 1)
-    est = memory.estimate(at, rules.memory)
+    est = sizer.estimate(at)
     notes = [a.text_zh for a in est.assumptions]
     job_hours = tokens_per_s = None
     if cards is not None and job_tokens_b and req.workload is not Workload.inference:

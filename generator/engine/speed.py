@@ -180,7 +180,7 @@ def decode_throughput(req: Request, gpu: Gpu, cards: int, all_rules: Rules) -> T
     """
     rules, mem = all_rules.speed, all_rules.memory
     arch, prec = req.arch, req.precision
-    bits = mem.bits_per_param[prec.value]
+    bits = mem.bits_per_param[prec]
     total_weights = weight_bytes(arch, prec, mem)
     if not arch.tied_embeddings:
         # The input embedding is a lookup of `batch` rows, not a full read.
@@ -230,7 +230,7 @@ def _embedding_bits(prec: Precision, mem: MemoryRules) -> float:
     """Bits of the embedding table as weight_bytes stores it."""
     if prec.value in mem.embeddings_16bit_formats:
         return mem.embedding_bits
-    return mem.bits_per_param[prec.value]
+    return mem.bits_per_param[prec]
 
 
 def prefill_seconds(req: Request, gpu: Gpu, cards: int, all_rules: Rules, prompt_tokens: int | None = None) -> float:
@@ -242,7 +242,7 @@ def prefill_seconds(req: Request, gpu: Gpu, cards: int, all_rules: Rules, prompt
     # PaLM's convention (full T) is kept so the figure aims high.
     flops = forward_flops_per_token(req.arch, tokens, rules) * tokens * req.batch
     tp_eff = getattr(rules.decode.tp_efficiency, link_kind(gpu, cards, all_rules.memory).value)
-    return flops / (cards * _decode_tflops(gpu, req.precision) * TERA * rules.prefill_mfu * tp_eff)
+    return float(flops / (cards * _decode_tflops(gpu, req.precision) * TERA * rules.prefill_mfu * tp_eff))
 
 
 def cost_per_million_tokens(tokens_per_s: float, price_cny_per_hour: float) -> float:

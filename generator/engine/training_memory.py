@@ -119,14 +119,14 @@ def _states(req: Request, rules: MemoryRules) -> _TrainStates:
             f"计算精度 {compute}"
         )
     elif req.precision is Precision.mixed:
-        base_format = "fp32"
+        base_format = Precision.fp32
         recipe = tr.recipes["mixed"]
         regime = recipe.activations
         base = arch.params * recipe.weights
         text = "LoRA：底座为 fp32 权重，在自动混合精度下训练"
     else:
-        base_format = req.precision.value
-        regime = ActivationRegime.fp32 if base_format == "fp32" else ActivationRegime.bf16
+        base_format = req.precision
+        regime = ActivationRegime.fp32 if base_format is Precision.fp32 else ActivationRegime.bf16
         base = weight_bytes(arch, base_format, rules)
         text = f"LoRA：冻结的底座按 {base_format} 存储（约 {rules.bits_per_param[base_format]:g} 位/参数）"
     autocast = dequant = 0.0

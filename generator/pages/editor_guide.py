@@ -31,11 +31,7 @@ from generator.data.rules import Rules
 from generator.data.schemas import SCHEMA_DIR, schema_name
 from generator.data.validate import DATA_FILES
 
-_SLUG_PATTERN = next(
-    m.pattern
-    for m in get_args(Slug)[1].metadata
-    if getattr(m, "pattern", None)  # type: ignore[union-attr]
-)
+_SLUG_PATTERN = next(m.pattern for m in get_args(Slug)[1].metadata if getattr(m, "pattern", None))
 
 
 def field_docs(rules: Rules | None = None) -> list[dict[str, Any]]:

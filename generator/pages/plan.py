@@ -205,7 +205,6 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
 
     gpu_pitfalls = {g: [p for p in cat.pitfalls if g in p.gpus] for g in cat.gpus}
     spec_rows = [(n, FIGURE_NAMES[n], d) for n, d in SPEC_ROWS]
-    fits = model_pages.cards_to_fit_all(cat)
     for row in ladder:
         gpu = row.gpu
         offers = cat.offers_for(gpu.id)
@@ -214,7 +213,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
                ctx.GpuContext(gpu=gpu, row=row, offers=offer_rows(cat, offers), ranges=delivery_ranges(cat, offers),
                               scenario_options=_scenario_options(results.scenarios, gpu), gpu_count=n_gpus,
                               spec_rows=spec_rows, field_sources={k.value: v for k, v in gpu.field_sources.items()},
-                              fits=fits[gpu.id], fit_counts=cat.rules.pages.fit_card_counts,
+                              fits=results.fits[gpu.id], fit_counts=cat.rules.pages.fit_card_counts,
                               fit_spec=cat.rules.pages.model_pages.inference,
                               comparisons=comparisons.comparisons_for(pairs, gpu.id), pitfalls=gpu_pitfalls[gpu.id],
                               links_cards=links_cards),

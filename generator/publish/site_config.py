@@ -55,7 +55,7 @@ def read_site_settings(config: Path, *, production: bool) -> tuple[SiteSettings 
     name = config.name
     try:
         text = config.read_text(encoding="utf-8")
-        raw = yaml_load(text)
+        raw: Any = yaml_load(text)
     except OSError as exc:
         return None, [Problem(name, 1, 1, "", f"cannot read the MkDocs config: {exc.strerror or exc}")]
     except Exception as exc:

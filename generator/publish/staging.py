@@ -239,4 +239,4 @@ def _exchange(a: Path, b: Path) -> bool:
         return False
     fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     rc = fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
-    return rc == 0
+    return bool(rc == 0)

@@ -12,9 +12,11 @@ from dataclasses import dataclass
 import pandas as pd
 
 from generator.data.catalogue import Catalogue
+from generator.data.records import OpenModel
+from generator.engine.sizing import Sizer
 from generator.results.comparisons import Comparison, comparison_pairs
 from generator.results.ladder import ladder
-from generator.results.model_pages import ModelPage, model_pages
+from generator.results.model_pages import ModelPage, cards_to_fit, model_pages
 from generator.results.scenarios import ScenarioResult, scenario_results
 
 
@@ -26,6 +28,7 @@ class Results:
     scenarios: dict[str, ScenarioResult]
     models: list[ModelPage]  # one per model and workload
     pairs: list[Comparison]  # GPU comparisons that get a page
+    fits: dict[str, list[tuple[OpenModel, int | None]]]  # per GPU: cards each LLM needs (GPU pages)
 
     @property
     def ranks(self) -> dict[str, int]:
@@ -39,7 +42,9 @@ def ladder_ranks(frame: pd.DataFrame) -> dict[str, int]:
 
 def evaluate(cat: Catalogue) -> Results:
     """Everything the pages show, computed once."""
+    sizer = Sizer(cat.rules)  # one memo of estimates for every page of this edition
     table = ladder(cat)
-    scenarios = scenario_results(cat)
+    scenarios = scenario_results(cat, sizer)
     pairs = comparison_pairs(cat, ladder_ranks(table), scenarios)
-    return Results(ladder=table, scenarios=scenarios, models=model_pages(cat), pairs=pairs)
+    models = model_pages(cat, sizer)
+    return Results(ladder=table, scenarios=scenarios, models=models, pairs=pairs, fits=cards_to_fit(cat, sizer))

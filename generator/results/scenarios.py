@@ -11,7 +11,7 @@ from generator.data.records import Scenario
 from generator.engine.cost import Usage
 from generator.engine.recommend import Recommendation, editor_disagreement, for_scenario, scenario_usage
 from generator.engine.request import Request
-from generator.engine.sizing import scenario_request
+from generator.engine.sizing import Sizer, scenario_request
 
 
 @dataclass(frozen=True)
@@ -25,24 +25,25 @@ class ScenarioResult:
     disagreement: str | None  # a sentence when the editor's pick differs from the computed one
 
 
-def scenario_results(cat: Catalogue) -> dict[str, ScenarioResult]:
+def scenario_results(cat: Catalogue, sizer: Sizer) -> dict[str, ScenarioResult]:
     """Each scenario in the editors' order."""
     out = {}
     for s in cat.scenarios.values():
-        rec = for_scenario(cat, s)
+        rec = for_scenario(cat, s, sizer)
         request = scenario_request(s, cat.models[s.model], cat.rules)
         out[s.id] = ScenarioResult(s, request, scenario_usage(s, cat.rules), rec, editor_disagreement(s, rec))
     return out
 
 
-def editor_warnings(cat: Catalogue, scenarios: dict[str, ScenarioResult]) -> list[Problem]:
-    """One warning per scenario whose editor pick disagrees with the rules."""
+def editor_notices(cat: Catalogue, scenarios: dict[str, ScenarioResult]) -> list[Problem]:
+    """One notice per scenario whose editor pick disagrees with the rules. Designed behaviour:
+    the page shows the computed pick and the disagreement; ``check --strict`` does not fail on it."""
     return [
         cat.locate(
             "scenarios.yaml",
             ("scenarios", i, "editor_pick"),
             f"the rules disagree with the editor's pick: {r.disagreement}",
-            Severity.warning,
+            Severity.notice,
         )
         for i, r in enumerate(scenarios.values())
         if r.disagreement

@@ -1,0 +1,95 @@
+"""The layout a newcomer relies on: stages import only downward, rules are data, no clock.
+
+Layers, lowest first: ``formats`` → ``data`` → ``engine`` → ``results`` → ``pages`` →
+``publish`` → ``pipeline`` → ``review`` → ``cli``. A module may import its own layer and the
+layers below, never one above (that is how cycles and hidden couplings start).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent / "generator"
+LAYERS = ["formats", "data", "engine", "results", "pages", "publish", "pipeline", "review", "cli"]
+MODULES = sorted(p for p in ROOT.rglob("*.py"))
+
+
+def layer_of(module: str) -> int | None:
+    """Layer index of a dotted module name under ``generator`` (None for the package root)."""
+    parts = module.split(".")
+    if parts[0] != "generator" or len(parts) == 1 or parts[1] in ("__init__", "__main__"):
+        return None
+    return LAYERS.index(parts[1])
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every ``import generator…`` / ``from generator… import …``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("generator")]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("generator"):
+            if node.module == "generator":
+                found += [(node.lineno, f"generator.{a.name}") for a in node.names]
+            else:
+                found.append((node.lineno, node.module))
+    return found
+
+
+def test_every_module_belongs_to_a_layer() -> None:
+    for path in MODULES:
+        name = module_name(path)
+        if name in ("generator", "generator.__main__"):
+            continue
+        assert layer_of(name) is not None, f"{name}: put it in one of {LAYERS}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))
+def test_imports_point_down_the_pipeline(path: Path) -> None:
+    mine = layer_of(module_name(path))
+    if mine is None:
+        return
+    for line, target in imports(path):
+        theirs = layer_of(target)
+        assert theirs is not None and theirs <= mine, (
+            f"{path.relative_to(ROOT.parent)}:{line}: {LAYERS[mine]} may not import {target} "
+            f"({LAYERS[theirs] if theirs is not None else '?'} is above it)"
+        )
+
+
+def test_the_layer_check_can_fail() -> None:
+    """Control: an engine module importing the page layer is caught."""
+    mine, theirs = layer_of("generator.engine.cost"), layer_of("generator.pages.render")
+    assert mine is not None and theirs is not None and theirs > mine
+
+
+def test_no_module_reads_the_repositorys_rules_or_the_clock() -> None:
+    """Rules come from the Rules object passed in; dates are inputs (SOURCE_DATE_EPOCH, --as-of, data).
+
+    No stage below the pipeline locates files beside its own source (``Path(__file__)``): an
+    installed package, ``diff`` against an older ref and ``serve`` after an edit must all compute
+    with what they were given.
+    """
+    clock = re.compile(r"date\.today\(|datetime\.now\(|datetime\.today\(|time\.time\(|utcnow\(|default_rules|RULES_PATH")
+    own_files = re.compile(r"Path\(__file__\)|__file__")
+    for path in MODULES:
+        stage = layer_of(module_name(path))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            where = f"{path.relative_to(ROOT.parent)}:{n}: {line.strip()}"
+            assert not clock.search(code), where
+            if stage is not None and stage <= LAYERS.index("pages"):
+                assert not own_files.search(code), where
