@@ -29,7 +29,7 @@ from generator.data.problems import render
 from generator.data.validate import load_catalogue
 from generator.pipeline import Project, build
 
-#: The payloads the issue lists, then a few more that Markdown, Jinja, matplotlib or
+#: The payloads the issue lists, then a few more that Markdown, Jinja, SVG text or
 #: YAML front matter could act on.
 PAYLOADS = [
     "<script>alert(1)</script>",
