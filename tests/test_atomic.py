@@ -92,7 +92,7 @@ def state(root: Path) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def edit(data: Path) -> None:
-    replace_in(data / "offers.yaml", "price_cny: 2\n", "price_cny: 2.5\n")
+    replace_in(data / "offers.yaml", "price: 2\n", "price: 2.5\n")
 
 
 def leftovers(root: Path) -> list[str]:

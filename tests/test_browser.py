@@ -112,9 +112,14 @@ def expected_rows(built_site: Path, workload: str, hours: float, disk: float, eg
     data = calculator_data(gen.catalogue, gen.results)
     w = next(x for x in data["workloads"] if x["id"] == workload)
     rows = []
+    cat = gen.catalogue
+    pricing = cost.pricing_of(cat)
     for o in w["options"]:
-        offers, _ = cost.matching_offers(gen.catalogue.offers, o["gpu"], Delivery(o["delivery"]))
-        best = cost.cheapest(offers, o["cards"], cost.Usage(hours, disk, egress, True), gen.catalogue.rules.cost)
+        gpu, delivery, cards = o["gpu"], Delivery(o["delivery"]), o["cards"]
+        offers, _ = cost.matching_offers(
+            cat.pickable_offers, gpu, delivery, cards, cat.rules.delivery.vm_whole_server_cards
+        )
+        best = cost.cheapest(offers, cards, cost.Usage(hours, disk, egress, True), pricing)
         if best is not None:
             rows.append((o["gpu"], best.total, o["cards"]))
     rows.sort(key=lambda r: (r[1], r[2], r[0]))

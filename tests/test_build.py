@@ -78,7 +78,7 @@ def test_rebuild_is_a_no_op(built_mini: Path, tmp_path: Path) -> None:
 def test_bad_data_aborts_and_changes_nothing(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
     build(Project.at(mini))
     docs, site = tree_digest(mini / "docs"), tree_digest(mini / "site")
-    replace_in(mini / "data" / "offers.yaml", "price_cny: 2\n", "price_cny: -2\n")
+    replace_in(mini / "data" / "offers.yaml", "price: 2\n", "price: -2\n")
     replace_in(mini / "data" / "gpus.yaml", "tdp_w: 700", "tdp_w: 700W")
     code, out, err = run_cli(mini, "build", capsys=capsys)
     assert code == 1
@@ -86,7 +86,7 @@ def test_bad_data_aborts_and_changes_nothing(mini: Path, capsys: pytest.CaptureF
     assert err == (
         'data/gpus.yaml:61:12: gpus[2].tdp_w: expected a whole number, got text "700W"; write 700 and give the unit '
         "in its own field\n"
-        "data/offers.yaml:6:16: offers[0].price_cny: must be above 0, got -2\n"
+        "data/offers.yaml:9:12: offers[0].price: must be above 0, got -2\n"
         "Aborted: 2 problem(s) in the data; nothing was written.\n"
     )
     assert tree_digest(mini / "docs") == docs
@@ -98,7 +98,7 @@ def test_check_lists_stale_pages_then_passes(mini: Path, capsys: pytest.CaptureF
     build(Project.at(mini), site=False)
     code, out, _ = run_cli(mini, "check", capsys=capsys)
     assert code == 0 and out.startswith("OK: data valid")
-    replace_in(mini / "data" / "offers.yaml", "price_cny: 2\n", "price_cny: 2.5\n")
+    replace_in(mini / "data" / "offers.yaml", "price: 2\n", "price: 2.5\n")
     code, _, err = run_cli(mini, "check", capsys=capsys)
     assert code == 1
     stale = err.split("Stale generated files (run `make site` or `gpu-guide build` and commit):\n")[1]
@@ -134,7 +134,7 @@ def test_missing_data_folder_is_a_clean_error(tmp_path: Path, capsys: pytest.Cap
     assert code == 1
     assert f"{tmp_path.resolve().name}" not in err or "file is missing" in err
     assert "Traceback" not in err
-    assert err.count("file is missing") == 6
+    assert err.count("file is missing") == 7  # every data file but the optional editions, fx and comparisons
 
 
 def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

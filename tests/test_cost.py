@@ -6,7 +6,8 @@ import datetime as dt
 
 import pytest
 
-from generator.data.records import Delivery, Offer
+from generator.data.catalogue import rate_on
+from generator.data.records import Currency, Delivery, FxRate, Offer
 from generator.data.rules import CostRules
 from generator.engine import cost
 
@@ -19,16 +20,27 @@ RULES = CostRules(
 )
 
 
+def rate(value: float, day: dt.date) -> FxRate:
+    return FxRate.model_validate(
+        dict(currency="USD", cny_per_unit=value, as_of=day, source="https://example.com/fx", quote=str(value))
+    )
+
+
+#: Two dated USD rates: 7.0 from June 1st, 7.2 from July 15th.
+RATES = (rate(7.0, dt.date(2026, 6, 1)), rate(7.2, dt.date(2026, 7, 15)))
+PRICING = cost.Pricing(RULES, RATES)
+
+
 def offer(**kw) -> Offer:  # type: ignore[no-untyped-def]
-    base = dict(id="o", gpu="g", delivery="container", cards=1, unit="hour", as_of=dt.date(2026, 7, 1),
-                provider="p", source="https://example.com/")  # fmt: skip
+    base = dict(id="o", provider="p", gpu="g", delivery="container", billing="on_demand", cards=1, unit="hour",
+                currency="CNY", as_of=dt.date(2026, 7, 1), source="https://example.com/", quote="q")  # fmt: skip
     base.update(kw)
     return Offer.model_validate(base)
 
 
 def test_hourly_offer_bills_used_hours_only() -> None:
-    o = offer(price_cny=1.96)
-    m = cost.monthly_cost(o, 1, cost.Usage(200, 100, 10, True), RULES)
+    o = offer(price=1.96)
+    m = cost.monthly_cost(o, 1, cost.Usage(200, 100, 10, True), PRICING)
     assert m.billing is cost.BillingMode.by_use
     assert m.gpu_rent == pytest.approx(392.0)  # 1.96 * 200
     assert m.disk == 50 and m.egress == 10 and m.public_ip == 20
@@ -38,56 +50,120 @@ def test_hourly_offer_bills_used_hours_only() -> None:
 
 
 def test_monthly_whole_node_is_paid_in_full_even_for_two_cards() -> None:
-    node = offer(delivery="bare_metal", cards=8, price_cny=84480, unit="month")
-    m = cost.monthly_cost(node, 2, cost.Usage(365, 0, 0, False), RULES)
+    node = offer(delivery="bare_metal", cards=8, price=84480, unit="month", billing="monthly")
+    m = cost.monthly_cost(node, 2, cost.Usage(365, 0, 0, False), PRICING)
     assert m.instances == 1 and m.cards_rented == 8
     assert m.gpu_rent == 84480
     assert m.idle_rent == pytest.approx(84480 * 0.5)  # half the month unused
 
 
 def test_sixteen_cards_need_two_nodes() -> None:
-    node = offer(delivery="bare_metal", cards=8, price_cny=84480, unit="month")
+    node = offer(delivery="bare_metal", cards=8, price=84480, unit="month", billing="monthly")
     assert cost.instances_needed(node, 16) == 2
     assert cost.instances_needed(node, 9) == 2
-    assert cost.monthly_cost(node, 16, cost.Usage(730, 0, 0, True), RULES).public_ip == 40
+    assert cost.monthly_cost(node, 16, cost.Usage(730, 0, 0, True), PRICING).public_ip == 40
 
 
 def test_daily_offer_bills_started_days() -> None:
-    o = offer(price_cny=48, unit="day")
-    m = cost.monthly_cost(o, 1, cost.Usage(25, 0, 0, False), RULES)
+    o = offer(price=48, unit="day", billing="daily")
+    m = cost.monthly_cost(o, 1, cost.Usage(25, 0, 0, False), PRICING)
     assert m.gpu_rent == pytest.approx(96.0)  # two started days
     assert m.idle_rent == pytest.approx(46.0)  # 23 unused hours at 2/h
 
 
+def test_yearly_offer_is_a_twelfth_each_month() -> None:
+    o = offer(price=120000, unit="year", billing="reserved", cards=8, delivery="bare_metal")
+    m = cost.monthly_cost(o, 8, cost.Usage(730, 0, 0, False), PRICING)
+    assert m.billing is cost.BillingMode.fixed_month
+    assert m.gpu_rent == pytest.approx(10000.0)  # 120,000 / 12
+    assert cost.card_month_cny(o, PRICING) == pytest.approx(1250.0)  # 10,000 / 8 cards
+
+
 def test_card_prices_from_instance_and_range() -> None:
-    node = offer(delivery="bare_metal", cards=8, price_cny=7920, unit="month")
-    assert cost.card_month_cny(node, RULES) == pytest.approx(990.0)
-    ranged = offer(price_low_cny=6000, price_high_cny=9000, unit="month")
-    assert cost.card_month_cny(ranged, RULES) == pytest.approx(7500.0)
-    assert cost.card_hour_cny(offer(price_cny=1.96), RULES) == pytest.approx(1.96)
+    node = offer(delivery="bare_metal", cards=8, price=7920, unit="month")
+    assert cost.card_month_cny(node, PRICING) == pytest.approx(990.0)
+    ranged = offer(price_low=6000, price_high=9000, unit="month")
+    assert cost.card_month_cny(ranged, PRICING) == pytest.approx(7500.0)
+    assert cost.card_hour_cny(offer(price=1.96), PRICING) == pytest.approx(1.96)
+    assert cost.card_month_range([node, ranged], PRICING) == pytest.approx((990.0, 9000.0))
+
+
+def test_per_card_price_is_multiplied_back_to_the_instance() -> None:
+    # $3.99 per card-hour of an 8-card VM, converted at 7.0: one card-hour is 3.99 x 7 = ¥27.93,
+    # the whole VM-hour 8 x 27.93 = ¥223.44.
+    vm = offer(delivery="vm", cards=8, per="card", price=3.99, currency="USD")
+    assert cost.card_hour_cny(vm, PRICING) == pytest.approx(27.93)
+    assert cost.instance_price_cny(vm, PRICING) == pytest.approx(223.44)
+    assert cost.job_cost_cny(vm, cards=8, hours=10, pricing=PRICING) == pytest.approx(2234.4)
+
+
+def test_foreign_price_uses_the_rate_at_or_before_its_date() -> None:
+    july = offer(price=1.0, currency="USD", as_of=dt.date(2026, 7, 14))
+    assert cost.card_hour_cny(july, PRICING) == pytest.approx(7.0)  # June 1st's rate, not July 15th's
+    on_the_day = offer(price=1.0, currency="USD", as_of=dt.date(2026, 7, 15))
+    assert cost.card_hour_cny(on_the_day, PRICING) == pytest.approx(7.2)
+    # Before every rate: the earliest rate after the offer's date.
+    early = offer(price=1.0, currency="USD", as_of=dt.date(2026, 1, 1))
+    assert cost.card_hour_cny(early, PRICING) == pytest.approx(7.0)
+    assert cost.card_hour_cny(offer(price=1.0), PRICING) == pytest.approx(1.0)  # yuan need no rate
+
+
+def test_rate_on_picks_by_date_and_currency() -> None:
+    rates = list(RATES)
+    assert rate_on(rates, Currency.usd, dt.date(2026, 12, 1)) is RATES[1]
+    assert rate_on(rates, Currency.usd, dt.date(2026, 6, 30)) is RATES[0]
+    assert rate_on(rates, Currency.cny, dt.date(2026, 6, 30)) is None
+    assert rate_on([], Currency.usd, dt.date(2026, 6, 30)) is None
+    # Two rates on one day: the first in the file.
+    twin = rate(7.1, dt.date(2026, 6, 1))
+    assert rate_on([RATES[0], twin], Currency.usd, dt.date(2026, 6, 2)) is RATES[0]
+
+
+def test_a_foreign_offer_without_a_rate_is_a_bug_not_a_guess() -> None:
+    with pytest.raises(ValueError, match="no exchange rate for USD"):
+        cost.card_hour_cny(offer(price=1.0, currency="USD"), cost.Pricing(RULES))
 
 
 def test_job_cost_is_pro_rata() -> None:
-    node = offer(delivery="bare_metal", cards=8, price_cny=73000, unit="month")
-    assert cost.job_cost_cny(node, cards=8, hours=73, rules=RULES) == pytest.approx(7300.0)
+    node = offer(delivery="bare_metal", cards=8, price=73000, unit="month")
+    assert cost.job_cost_cny(node, cards=8, hours=73, pricing=PRICING) == pytest.approx(7300.0)
 
 
-def test_matching_offers_falls_back_to_unspecified() -> None:
-    a = offer(id="a", delivery="container", price_cny=2)
-    b = offer(id="b", delivery="unspecified", price_low_cny=1000, price_high_cny=2000, unit="month")
-    node = offer(id="n", delivery="bare_metal", cards=8, price_cny=9600, unit="month")
-    assert cost.matching_offers([a, b], "g", Delivery.container) == ([a], False)
-    assert cost.matching_offers([a, b], "g", Delivery.bare_metal) == ([b], True)
-    assert cost.matching_offers([a, b], "other", Delivery.container) == ([], True)
+def test_container_needs_take_containers_and_vms_then_unspecified_then_bare_metal() -> None:
+    a = offer(id="a", delivery="container", price=2)
+    v = offer(id="v", delivery="vm", price=3)
+    b = offer(id="b", delivery="unspecified", price_low=1000, price_high=2000, unit="month")
+    node = offer(id="n", delivery="bare_metal", cards=8, price=9600, unit="month")
+    assert cost.matching_offers([a, v, b, node], "g", Delivery.container, 1, 8) == ([a, v], False)
+    assert cost.matching_offers([b, node], "g", Delivery.container, 1, 8) == ([b], True)
     # A container workload may run on a whole bare-metal machine; never the other way round.
-    assert cost.matching_offers([node], "g", Delivery.container) == ([node], True)
-    assert cost.matching_offers([a], "g", Delivery.bare_metal) == ([], True)
+    assert cost.matching_offers([node], "g", Delivery.container, 1, 8) == ([node], True)
+    assert cost.matching_offers([a, b], "other", Delivery.container, 1, 8) == ([], True)
+
+
+def test_link_needs_take_bare_metal_and_whole_server_vms_with_a_stated_variant() -> None:
+    node = offer(id="n", delivery="bare_metal", cards=8, price=9600, unit="month")
+    vm8 = offer(id="vm8", delivery="vm", cards=8, price=30)
+    vm1 = offer(id="vm1", delivery="vm", cards=1, price=3)
+    box8 = offer(id="u8", delivery="unspecified", cards=8, price=25)
+    box1 = offer(id="u1", delivery="unspecified", cards=1, price=2)
+    pcie_maybe = offer(id="x", delivery="bare_metal", cards=8, price=5000, unit="month", variant_unstated=True)
+    container = offer(id="c", delivery="container", price=2)
+    assert cost.matching_offers([node, vm8, vm1, pcie_maybe, container], "g", Delivery.bare_metal, 4, 8) == (
+        [node, vm8],
+        False,
+    )
+    # Without a bare-metal or whole-server VM offer: whole-server offers of unstated form, as a fallback.
+    assert cost.matching_offers([vm1, box1, box8, container], "g", Delivery.bare_metal, 2, 8) == ([box8], True)
+    assert cost.matching_offers([vm1, box1, pcie_maybe], "g", Delivery.bare_metal, 2, 8) == ([], True)
 
 
 def test_cheapest_picks_hourly_for_light_use_and_monthly_for_heavy_use() -> None:
-    hourly = offer(id="h", price_cny=2.0)
-    monthly = offer(id="m", price_cny=1000, unit="month")
-    light = cost.cheapest([hourly, monthly], 1, cost.Usage(200, 0, 0, False), RULES)
-    heavy = cost.cheapest([hourly, monthly], 1, cost.Usage(700, 0, 0, False), RULES)
+    hourly = offer(id="h", price=2.0)
+    monthly = offer(id="m", price=1000, unit="month", billing="monthly")
+    light = cost.cheapest([hourly, monthly], 1, cost.Usage(200, 0, 0, False), PRICING)
+    heavy = cost.cheapest([hourly, monthly], 1, cost.Usage(700, 0, 0, False), PRICING)
     assert light is not None and light.offer_id == "h"  # 400 < 1000
     assert heavy is not None and heavy.offer_id == "m"  # 1400 > 1000
+    ranked = cost.ranked_costs([monthly, hourly], 1, cost.Usage(200, 0, 0, False), PRICING)
+    assert [m.offer_id for m in ranked] == ["h", "m"]

@@ -46,26 +46,32 @@ L40S = """\
 
 L40S_OFFER = """\
   - id: c-l40s-hour
+    provider: fixture-cloud
     gpu: l40s-48g
-    delivery: container
     cards: 1
-    price_cny: 4
+    delivery: container
+    billing: on_demand
     unit: hour
+    price: 4
+    currency: CNY
     as_of: 2026-07-01
-    provider: Fixture Cloud
     source: https://example.com/prices
+    quote: L40S 容器 ¥4/时
 """
 
 H100_HOURLY = """\
   - id: c-h100-hour
+    provider: fixture-cloud
     gpu: h100-sxm-80g
-    delivery: container
     cards: 1
-    price_cny: 15
+    delivery: container
+    billing: on_demand
     unit: hour
+    price: 15
+    currency: CNY
     as_of: 2026-06-01
-    provider: Fixture Cloud
     source: https://example.com/prices
+    quote: H100 容器 ¥15/时
 """
 
 
@@ -105,7 +111,7 @@ def run_diff(root: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tupl
 
 def edit_everything(data: Path) -> None:
     """A price change, a new GPU with an offer, a removed offer, a spec fix and a bigger model."""
-    replace_in(data / "offers.yaml", "    price_cny: 2\n", "    price_cny: 2.5\n")
+    replace_in(data / "offers.yaml", "    price: 2\n", "    price: 2.5\n")
     replace_in(data / "offers.yaml", H100_HOURLY, L40S_OFFER)
     (data / "gpus.yaml").write_text((data / "gpus.yaml").read_text(encoding="utf-8") + L40S, encoding="utf-8")
     replace_in(data / "gpus.yaml", "    tdp_w: 400\n", "    tdp_w: 500\n")
@@ -123,7 +129,8 @@ def edit_everything(data: Path) -> None:
 #   2 cards (was 1 for the 7B); 48 x 0.96 = 46.08 GiB on the L40S holds weights plus the
 #   4 x 2048-token KV cache (2 x 40 layers x 5120 x 2 B x 8192 tokens = 6.25 GiB) on one card.
 #   Inference is always a container. Old pick: RTX 4090 x1 at ¥2/hour: 2 x 300 + 175 + 80 + 20 = ¥875.
-#   New: RTX 4090 x2 at ¥2.5/hour: 2.5 x 300 x 2 + 175 + 80 + 2 x 20 = ¥1,795;
+#   New: RTX 4090 x2 at ¥2.5/hour: 2.5 x 300 x 2 + 175 + 80 + 2 x 20 = ¥1,795 (the market's $0.50 = ¥3.50
+#        an hour: 3.5 x 300 x 2 + 295 = ¥2,395; its $0.10 spot price never ranks);
 #        L40S x1 at ¥4/hour: 4 x 300 + 175 + 80 + 20 = ¥1,475 -> the pick;
 #        H100 lost its only container offer, the A100 never had one: both excluded.
 # full-13b keeps H100 x4 on the 8-card bare-metal node; the L40S (PCIe only) is excluded there.
@@ -131,13 +138,15 @@ def edit_everything(data: Path) -> None:
 # with the site; the test takes it from an independent generate() of the two editions in plain
 # folders (no git) and pins what this edit must do by hand: the new GPU gets its page, and every
 # file of the fixture's core plan (below) changes, because the charts, gpus.json/csv and
-# offers.csv carry every GPU or offer, and each of those pages shows the GPU count, the ladder,
-# the offers or a scenario's options (the new L40S row, or serve-7b's new figures).
+# offers.csv/json carry every GPU or offer, and each of those pages shows the GPU count, the ladder,
+# the offers or a scenario's options (the new L40S row, or serve-7b's new figures). The delivery
+# page lists multi-card offers only, which this edit leaves alone.
 CORE_FILES = [
     "assets/charts/ladder.svg", "assets/charts/memory-vs-bandwidth.svg", "assets/charts/price-vs-tflops.svg",
-    "data/gpus.csv", "data/gpus.json", "data/offers.csv", "delivery.md", "gpus/a100-sxm-80g.md",
-    "gpus/h100-sxm-80g.md", "gpus/index.md", "gpus/rtx-4090-24g.md", "index.md", "ladder.md", "pitfalls.md",
-    "scenarios/full-13b.md", "scenarios/index.md", "scenarios/serve-7b.md", "sources.md",
+    "data/gpus.csv", "data/gpus.json", "data/offers.csv", "data/offers.json", "data/providers.json",
+    "gpus/a100-sxm-80g.md", "gpus/h100-sxm-80g.md", "gpus/index.md", "gpus/rtx-4090-24g.md", "index.md", "ladder.md",
+    "pitfalls.md", "providers/fixture-cloud.md", "providers/index.md", "scenarios/full-13b.md", "scenarios/index.md",
+    "scenarios/serve-7b.md", "sources.md",
 ]  # fmt: skip
 EXPECTED = """\
 ## Generated output: `HEAD` ({sha}) → working tree
@@ -147,17 +156,22 @@ EXPECTED = """\
 
 ### Prices
 
-| offer | GPU | per card-month | price | change |
-| --- | --- | --- | --- | --- |
-| `c-4090-hour` | `rtx-4090-24g` | ¥1,460 → ¥1,825 | ¥2.00/hour → ¥2.50/hour | +25.0% |
+1 changed, 1 added, 0 expired (older than the freshness window, or replaced by a newer price), 1 removed; \
+by provider and GPU, per card-month in yuan:
 
-Offers added:
+#### `fixture-cloud` · `h100-sxm-80g`
 
-- `c-l40s-hour` (`l40s-48g`): ¥2,920 per card-month (¥4.00/hour)
+- `c-h100-hour` removed: ¥10,950 per card-month (¥15.00/hour, on_demand, 2026-06-01)
 
-Offers removed:
+#### `fixture-cloud` · `l40s-48g`
 
-- `c-h100-hour` (`h100-sxm-80g`): ¥10,950 per card-month (¥15.00/hour)
+- `c-l40s-hour` added: ¥2,920 per card-month (¥4.00/hour, on_demand, 2026-07-01)
+
+#### `fixture-cloud` · `rtx-4090-24g`
+
+| offer | per card-month | price | change |
+| --- | --- | --- | --- |
+| `c-4090-hour` | ¥1,460 → ¥1,825 | ¥2.00/hour → ¥2.50/hour | +25.0% |
 
 ### GPUs
 
@@ -299,9 +313,7 @@ def test_job_cost_and_removed_gpu(tmp_path: Path, capsys: pytest.CaptureFixture[
     root = committed_project(tmp_path)
     # The H100 node's range ¥80,000–90,000 (mid ¥85,000) becomes ¥68,000 flat. Four cards rent one
     # 8-card node: 85,000 + 175 + 80 + 20 = ¥85,275 a month -> 68,000 + 275 = ¥68,275.
-    replace_in(
-        root / "data" / "offers.yaml", "    price_low_cny: 80000\n    price_high_cny: 90000\n", "    price_cny: 68000\n"
-    )
+    replace_in(root / "data" / "offers.yaml", "    price_low: 80000\n    price_high: 90000\n", "    price: 68000\n")
     code, out, err = run_diff(root, capsys, "--base", "HEAD", "--format", "json")
     assert (code, err) == (0, "")
     report = json.loads(out)
@@ -336,13 +348,21 @@ def test_job_cost_and_removed_gpu(tmp_path: Path, capsys: pytest.CaptureFixture[
     )
     replace_in(root / "data" / "pitfalls.yaml", "gpus: [rtx-4090-24g, a100-sxm-80g]", "gpus: [a100-sxm-80g]")
     replace_in(root / "data" / "scenarios.yaml", "gpu: rtx-4090-24g", "gpu: h100-sxm-80g")
+    (root / "data" / "comparisons.yaml").write_text("comparisons: []\n", encoding="utf-8")  # its pair names the 4090
     code, out, err = run_diff(root, capsys, "--base", "HEAD")
     assert (code, err) == (0, "")
     assert "GPUs removed:\n\n- `rtx-4090-24g` GeForce RTX 4090 24GB\n" in out
-    assert "Offers removed:\n\n- `c-4090-hour` (`rtx-4090-24g`): ¥1,460 per card-month (¥2.00/hour)\n" in out
+    # Its three offers, grouped by provider: $0.50 x 7.0 (June 1st's rate) x 730 = ¥2,555; $0.10 -> ¥511.
+    assert (
+        "#### `fixture-cloud` · `rtx-4090-24g`\n\n"
+        "- `c-4090-hour` removed: ¥1,460 per card-month (¥2.00/hour, on_demand, 2026-07-01)\n\n"
+        "#### `fixture-market` · `rtx-4090-24g`\n\n"
+        "- `m-4090-usd` removed: ¥2,555 per card-month ($0.50/hour, on_demand, 2026-07-01)\n"
+        "- `m-4090-spot` removed: ¥511 per card-month ($0.10/hour, spot, 2026-07-01)\n"
+    ) in out
     # serve-7b: the H100 container at ¥15/hour: 15 x 300 + 175 + 80 + 20 = ¥4,775.
     assert "| `serve-7b` | `rtx-4090-24g` → `h100-sxm-80g` | 1 | container | ¥875 → ¥4,775 | — |\n" in out
-    assert out.splitlines()[2].startswith("**1 offer removed, 1 GPU removed, 1 scenario pick changed, ")
+    assert out.splitlines()[2].startswith("**3 offers removed, 1 GPU removed, 1 scenario pick changed, ")
     removed = next(line for line in out.splitlines() if line.startswith("- Removed: "))
     assert "`gpus/rtx-4090-24g.md`" in removed.removeprefix("- Removed: ").split(", ")
 
@@ -397,24 +417,24 @@ def test_not_a_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str], mo
 
 def test_invalid_data_at_ref(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = committed_project(tmp_path)
-    replace_in(root / "data" / "offers.yaml", "    price_cny: 2\n", "    price_cny: -2\n")
+    replace_in(root / "data" / "offers.yaml", "    price: 2\n", "    price: -2\n")
     git(root, "commit", "-q", "-am", "bad price")
-    replace_in(root / "data" / "offers.yaml", "    price_cny: -2\n", "    price_cny: 2\n")  # fixed in the working tree
+    replace_in(root / "data" / "offers.yaml", "    price: -2\n", "    price: 2\n")  # fixed in the working tree
     assert run_diff(root, capsys, "--base", "HEAD") == (
         1,
         "",
-        "HEAD:data/offers.yaml:6:16: offers[0].price_cny: must be above 0, got -2\n"
+        "HEAD:data/offers.yaml:9:12: offers[0].price: must be above 0, got -2\n"
         "gpu-guide diff: the data at HEAD has 1 problem(s) for this generator; nothing to compare.\n",
     )
 
 
 def test_invalid_data_in_working_tree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = committed_project(tmp_path)
-    replace_in(root / "data" / "offers.yaml", "    price_cny: 2\n", "    price_cny: -2\n")
+    replace_in(root / "data" / "offers.yaml", "    price: 2\n", "    price: -2\n")
     assert run_diff(root, capsys, "--base", "HEAD") == (
         1,
         "",
-        "data/offers.yaml:6:16: offers[0].price_cny: must be above 0, got -2\n"
+        "data/offers.yaml:9:12: offers[0].price: must be above 0, got -2\n"
         "gpu-guide diff: the data in the working tree has 1 problem(s) for this generator; nothing to compare.\n",
     )
 

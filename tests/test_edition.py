@@ -14,7 +14,7 @@ from generator.pipeline import Project, generate
 
 def test_edition_appends_the_change_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = committed_project(tmp_path)
-    replace_in(root / "data" / "offers.yaml", "    price_cny: 2\n", "    price_cny: 2.5\n")
+    replace_in(root / "data" / "offers.yaml", "    price: 2\n", "    price: 2.5\n")
     assert main(["--root", str(root), "edition", "--base", "HEAD", "--date", "2026-08-01", "--title", "8 月报价"]) == 0
     text = (root / "data" / "editions.yaml").read_text(encoding="utf-8")
     head = text.split("editions:\n", 1)[0]
@@ -25,7 +25,7 @@ def test_edition_appends_the_change_in_chinese(tmp_path: Path, capsys: pytest.Ca
     assert entry.startswith('  - date: 2026-08-01\n    title: "8 月报价"\n    base: "')
     assert entry.endswith(
         "    changes:\n"
-        '      - "GeForce RTX 4090 24GB 报价 c-4090-hour：每卡每月 ¥1,460 → ¥1,825（+25.0%）"\n'
+        '      - "Fixture Cloud GeForce RTX 4090 24GB 报价 c-4090-hour：每卡每月 ¥1,460 → ¥1,825（+25.0%）"\n'
         '      - "场景 serve-7b 月成本：¥875 → ¥1,025"\n'
     )
     capsys.readouterr()
@@ -33,7 +33,7 @@ def test_edition_appends_the_change_in_chinese(tmp_path: Path, capsys: pytest.Ca
     assert [e.title for e in gen.catalogue.editions] == ["8 月报价"]
     page = gen.files["editions.md"].decode("utf-8")
     assert "## 2026-08-01 8 月报价" in page
-    assert "\n- GeForce RTX 4090 24GB 报价 c-4090-hour：每卡每月 ¥1,460 → ¥1,825（+25.0%）\n" in page
+    assert "\n- Fixture Cloud GeForce RTX 4090 24GB 报价 c-4090-hour：每卡每月 ¥1,460 → ¥1,825（+25.0%）\n" in page
 
 
 def test_no_change_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

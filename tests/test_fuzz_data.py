@@ -23,7 +23,10 @@ from hypothesis import strategies as st
 from generator.cli.main import main
 from generator.pipeline import Project, build
 
-FILES = ["gpus.yaml", "offers.yaml", "models.yaml", "scenarios.yaml", "pitfalls.yaml", "rules.yaml"]
+FILES = [
+    "gpus.yaml", "offers.yaml", "providers.yaml", "fx.yaml", "comparisons.yaml", "models.yaml", "scenarios.yaml",
+    "pitfalls.yaml", "rules.yaml",
+]  # fmt: skip
 
 #: Every line ``check`` may print on stderr.
 PROBLEM = re.compile(r"^data/[a-z]+\.yaml:\d+:\d+: (?:[A-Za-z0-9_\[\].-]+: )?(?:warning: )?\S.*$")

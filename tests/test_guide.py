@@ -62,7 +62,11 @@ def test_fields_carry_type_requirement_description_and_enum_values() -> None:
     assert scen["hours_per_month"]["nullable"] is False
     scen_now = {f["name"]: f for f in next(d for d in field_docs(RULES) if d["file"] == "scenarios.yaml")["fields"]}
     assert scen_now["batch"]["default"] == f"rules.yaml defaults.batch（现为 {RULES.defaults.batch}）"
-    assert scen["editor_pick.delivery"]["choices"] == ["container", "bare_metal", "unspecified"]
+    assert scen["editor_pick.delivery"]["choices"] == ["container", "vm", "bare_metal", "unspecified"]
+    assert offers["billing"]["choices"] == ["on_demand", "daily", "monthly", "spot", "reserved"]
+    assert offers["per"]["default"] == "instance" and offers["currency"]["required"] is True
+    providers = {f["name"]: f for f in by_file()["providers.yaml"]["fields"]}
+    assert providers["extras[].item"]["choices"] == ["disk", "egress", "public_ip", "other"]
 
 
 def test_nested_rules_are_walked_with_dotted_names() -> None:

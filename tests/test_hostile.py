@@ -115,19 +115,43 @@ def hostile_edit(data: Path) -> None:
         gpus["gpus"].append(g)
     _dump(data / "gpus.yaml", gpus)
 
+    providers = _load(data / "providers.yaml")
+    day = _load(data / "offers.yaml")["offers"][0]["as_of"]  # a date, written plain
+    for i in range(N):
+        providers["providers"].append(
+            {
+                "id": f"v-{i:02d}",
+                "name": P(i),
+                "market": "cn",
+                "kind": "marketplace",
+                "url": NASTY_URL,
+                "extras": [
+                    {"item": "disk", "price": 0.01, "currency": "CNY", "unit": "gb_day", "as_of": day,
+                     "source": NASTY_URL, "quote": f"{P(i + 2)} 0.01", "note": f"{P(i + 3)} 盘 {ALL}"}
+                ],
+                "note": f"{P(i + 1)} 说明 {ALL}",
+            }
+        )  # fmt: skip
+    _dump(data / "providers.yaml", providers)
+
     offers = _load(data / "offers.yaml")
     for i in range(N):
+        price = 10 + i if i % 2 else 70000 + i
         offers["offers"].append(
             {
                 "id": f"o-{i:02d}",
+                "provider": f"v-{i:02d}",
                 "gpu": f"h-{i:02d}",
-                "delivery": "container" if i % 2 else "bare_metal",
                 "cards": 1 if i % 2 else 8,
-                "price_cny": 10 + i if i % 2 else 70000 + i,
+                "delivery": "container" if i % 2 else "bare_metal",
+                "billing": "on_demand" if i % 2 else "monthly",
                 "unit": "hour" if i % 2 else "month",
+                "price": price,
+                "currency": "CNY",
+                "region": P(i + 2),
                 "as_of": _load(data / "offers.yaml")["offers"][0]["as_of"],
-                "provider": P(i),
                 "source": NASTY_URL,
+                "quote": f"{P(i)} {price}",
                 "note": f"{P(i + 1)} 注 {ALL}",
             }
         )
@@ -179,7 +203,8 @@ def hostile_edit(data: Path) -> None:
 #: (file, list key, fields) of every free-text field the test fills
 TEXT_FIELDS = {
     "gpus": ["name", "architecture", "memory_type", "interconnect", "notes"],
-    "offers": ["provider", "note"],
+    "offers": ["quote", "region", "note"],
+    "providers": ["name", "note"],
     "models": ["name", "license"],
     "scenarios": ["title", "summary", "audience", "body"],
     "pitfalls": ["title", "body", "advice"],
@@ -285,8 +310,10 @@ def test_hostile_yaml_is_accepted_by_the_strict_loader(hostile: Path) -> None:
     assert [p for p in problems if p.severity.value == "error"] == []
     for key, fields in TEXT_FIELDS.items():
         entries = {"gpus": list(cat.gpus.values()), "offers": cat.offers, "models": list(cat.models.values()),
-                   "scenarios": list(cat.scenarios.values()), "pitfalls": cat.pitfalls}[key]  # fmt: skip
-        hostile_entries = [e for e in entries if e.id[:2] in ("h-", "o-", "m-", "s-", "p-")]
+                   "scenarios": list(cat.scenarios.values()), "pitfalls": cat.pitfalls,
+                   "providers": list(cat.providers.values())}[key]  # fmt: skip
+        prefix = {"gpus": "h-", "offers": "o-", "models": "m-", "scenarios": "s-", "pitfalls": "p-", "providers": "v-"}
+        hostile_entries = [e for e in entries if e.id.startswith(prefix[key])]
         assert len(hostile_entries) == N
         for field in fields:
             values = {getattr(e, field) for e in hostile_entries}
@@ -365,8 +392,13 @@ def test_tables_keep_their_shape(pages: dict[str, Page]) -> None:
     # One row per GPU: no payload opened an extra row.
     (index_table,) = pages["gpus/index.html"].tables
     assert len(index_table) == 1 + 3 + N
-    (sources_gpus, sources_offers, sources_models) = pages["sources/index.html"].tables
-    assert (len(sources_gpus), len(sources_offers), len(sources_models)) == (1 + 3 + N, 1 + 4 + N, 1 + 2 + N)
+    (sources_gpus, sources_offers, sources_rates, sources_models) = pages["sources/index.html"].tables
+    assert (len(sources_gpus), len(sources_offers), len(sources_rates), len(sources_models)) == (
+        1 + 3 + N,
+        1 + 7 + N,
+        1 + 2,
+        1 + 2 + N,
+    )
 
 
 def test_payloads_show_as_text(pages: dict[str, Page]) -> None:
@@ -384,7 +416,13 @@ def test_payloads_show_as_text(pages: dict[str, Page]) -> None:
         expect(gpu_page, P(i + 3), "interconnect")
         expect(gpu_page, f"{P(i + 4)} 注 {ALL}", "notes")
         expect(gpu_page, P(i), "offer provider")
-        expect("delivery/index.html", P(i), "offer provider")
+        expect(gpu_page, f"{P(i + 1)} 注 {ALL}", "offer note")
+        expect("sources/index.html", P(i), "offer provider")
+        provider_page = f"providers/v-{i:02d}/index.html"
+        expect(provider_page, P(i) + " GPU 租赁价格", "provider name")
+        expect(provider_page, f"{P(i + 1)} 说明 {ALL}", "provider note")
+        expect(provider_page, f"{P(i + 3)} 盘 {ALL}", "provider extra's note")
+        expect("providers/index.html", P(i), "provider name")
         expect("sources/index.html", P(i), "model name")
         scenario_page = f"scenarios/s-{i:02d}/index.html"
         expect(scenario_page, P(i), "scenario title")
@@ -464,9 +502,16 @@ def test_open_data_round_trips_exactly(hostile: Path) -> None:
         for field, value in want.items():
             assert gpus[gid][field] == value, (gid, field)
             assert gpu_rows[gid][field] == value, (gid, field)
-        assert offer_rows[f"o-{i:02d}"]["provider"] == P(i)
+        assert offer_rows[f"o-{i:02d}"]["provider_name"] == P(i)
         assert offer_rows[f"o-{i:02d}"]["note"] == f"{P(i + 1)} 注 {ALL}"
-    assert len(gpu_rows) == 3 + N and len(offer_rows) == 4 + N
+        assert offer_rows[f"o-{i:02d}"]["quote"] == f"{P(i)} {10 + i if i % 2 else 70000 + i}"
+    assert len(gpu_rows) == 3 + N and len(offer_rows) == 7 + N
+    offers = {o["id"]: o for o in json.loads((data / "offers.json").read_text(encoding="utf-8"))}
+    providers = {p["id"]: p for p in json.loads((data / "providers.json").read_text(encoding="utf-8"))}
+    for i in range(N):
+        assert offers[f"o-{i:02d}"]["region"] == P(i + 2)
+        assert providers[f"v-{i:02d}"]["name"] == P(i)
+        assert providers[f"v-{i:02d}"]["extras"][0]["note"] == f"{P(i + 3)} 盘 {ALL}"
     json.loads((hostile / "site" / "search" / "search_index.json").read_text(encoding="utf-8"))
 
 
@@ -499,17 +544,17 @@ def _csv(path: Path) -> list[dict[str, str]]:
         ),
         (
             "offers.yaml",
-            "    source: https://example.com/prices\n  - id: bm-a100-8",
-            "    source: data:text/html,<script>alert(1)</script>\n  - id: bm-a100-8",
+            "    source: https://example.com/prices\n    quote: RTX 4090",
+            "    source: data:text/html,<script>alert(1)</script>\n    quote: RTX 4090",
             # strict URL syntax refuses the "<" before the scheme check runs: refused all the same
-            'data/offers.yaml:10:13: offers[0].source: not a valid link: "data:text/html,<script>alert(1)</script>"; '
+            'data/offers.yaml:12:13: offers[0].source: not a valid link: "data:text/html,<script>alert(1)</script>"; '
             "write a full https:// address",
         ),
         (
             "offers.yaml",
-            "    source: https://example.com/prices\n  - id: bm-a100-8",
-            "    source: data:text/html;base64,PHNjcmlwdD4K\n  - id: bm-a100-8",
-            "data/offers.yaml:10:13: offers[0].source: only http:// or https:// links are allowed, got "
+            "    source: https://example.com/prices\n    quote: RTX 4090",
+            "    source: data:text/html;base64,PHNjcmlwdD4K\n    quote: RTX 4090",
+            "data/offers.yaml:12:13: offers[0].source: only http:// or https:// links are allowed, got "
             '"data:text/html;base64,PHNjcmlwdD4K"',
         ),
         (
@@ -556,7 +601,9 @@ def test_plain_mkdocs_build_escapes_the_same(tmp_path: Path) -> None:
 
     def edit(data: Path) -> None:
         replace_in(data / "scenarios.yaml", "    title: 7B 推理\n", f"    title: {json.dumps(payload)}\n")
-        replace_in(data / "scenarios.yaml", "    summary: 一张卡上的 7B 推理。\n", f"    summary: {json.dumps(payload)}\n")
+        replace_in(
+            data / "scenarios.yaml", "    summary: 一张卡上的 7B 推理。\n", f"    summary: {json.dumps(payload)}\n"
+        )
 
     root = make_project(tmp_path, edit)
     build(Project.at(root), site=False)  # writes docs/ only

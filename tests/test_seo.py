@@ -100,11 +100,29 @@ def test_every_page_has_breadcrumb_json_ld(pages: dict[str, Page]) -> None:
         assert items[-1]["item"] == p.canonical, name
 
 
-def test_gpu_pages_have_product_with_cny_offers(pages: dict[str, Page], built_site: Path) -> None:
+def current_offers(built_site: Path, pickable: bool) -> list[dict]:
+    """Offers the pages count, derived here from the raw YAML by the rules' words: dated within
+    ``prices.fresh_days`` of the newest price, not replaced by a newer one, and (``pickable``) in a
+    billing tier of ``prices.pick_billing``."""
     offers = yaml.safe_load((built_site / "data" / "offers.yaml").read_text(encoding="utf-8"))["offers"]
+    prices = yaml.safe_load((built_site / "data" / "rules.yaml").read_text(encoding="utf-8"))["prices"]
+    newest = max(o["as_of"] for o in offers)
+    replaced = {o.get("replaces") for o in offers}
+    return [
+        o
+        for o in offers
+        if (newest - o["as_of"]).days <= prices["fresh_days"]
+        and o["id"] not in replaced
+        and (not pickable or o["billing"] in prices["pick_billing"])
+    ]
+
+
+def test_gpu_pages_have_product_with_cny_offers(pages: dict[str, Page], built_site: Path) -> None:
+    offers = current_offers(built_site, pickable=True)
     priced = {o["gpu"] for o in offers}
+    gpus = yaml.safe_load((built_site / "data" / "gpus.yaml").read_text(encoding="utf-8"))["gpus"]
     gpu_pages = {k: v for k, v in pages.items() if re.fullmatch(r"gpus/[^/]+/index\.html", k)}
-    assert len(gpu_pages) == 17
+    assert len(gpu_pages) == len(gpus)
     for name, p in gpu_pages.items():
         gpu_id = name.split("/")[1]
         product = next(g for g in graph(p) if g["@type"] == "Product")
@@ -118,6 +136,25 @@ def test_gpu_pages_have_product_with_cny_offers(pages: dict[str, Page], built_si
             assert dates <= {str(o["as_of"]) for o in offers if o["gpu"] == gpu_id}
         else:
             assert "offers" not in product
+
+
+def test_provider_pages_have_an_organization_with_its_offers(pages: dict[str, Page], built_site: Path) -> None:
+    offers = current_offers(built_site, pickable=False)
+    providers = yaml.safe_load((built_site / "data" / "providers.yaml").read_text(encoding="utf-8"))["providers"]
+    provider_pages = {k: v for k, v in pages.items() if re.fullmatch(r"providers/[^/]+/index\.html", k)}
+    assert sorted(k.split("/")[1] for k in provider_pages) == sorted(p["id"] for p in providers)
+    names = {p["id"]: p["name"] for p in providers}
+    for name, p in provider_pages.items():
+        pid = name.split("/")[1]
+        org = next(g for g in graph(p) if g["@type"] == "Organization")
+        assert org["name"] == names[pid]
+        mine = [o for o in offers if o["provider"] == pid]
+        made = org.get("makesOffer", [])
+        assert len(made) == len(mine), pid
+        for offer in made:
+            assert offer["priceCurrency"] == "CNY" and float(offer["price"]) > 0
+            assert offer["seller"]["name"] == names[pid]
+            assert offer["itemOffered"]["url"].startswith(SITE_URL + "gpus/")
 
 
 def test_question_pages_have_faq(pages: dict[str, Page]) -> None:
@@ -201,3 +238,4 @@ def test_generated_pages_stay_out_of_the_sidebar(built_site: Path) -> None:
     html = (built_site / "site" / "index.html").read_text(encoding="utf-8")
     assert html.count('href="gpus/h100-sxm-80g/"') == 0
     assert html.count('href="compare/') <= 2
+    assert html.count('href="providers/') <= 2  # the index, once in the nav

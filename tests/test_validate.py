@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import make_project, replace_in
 
 from generator.data.problems import render
@@ -28,12 +27,9 @@ def test_mini_fixture_is_valid(tmp_path: Path) -> None:
 
 def test_schema_errors_all_at_once_with_fixes(tmp_path: Path) -> None:
     def edit(data: Path) -> None:
-        replace_in(data / "offers.yaml", "price_cny: 2\n", 'price_cny: "¥1.96/时"\n')
-        replace_in(
-            data / "offers.yaml",
-            "unit: hour\n    as_of: 2026-06-01",
-            "unit: hours\n    as_of: 2026-06-01\n    sourse: x",
-        )
+        replace_in(data / "offers.yaml", "    price: 2\n", '    price: "¥1.96/时"\n')
+        replace_in(data / "offers.yaml", "unit: hour\n    price: 15\n", "unit: hours\n    price: 15\n")
+        replace_in(data / "offers.yaml", "as_of: 2026-06-01\n", "as_of: 2026-06-01\n    sourse: x\n")
         replace_in(data / "gpus.yaml", "name: A100 80GB SXM", "name: 2025-01-01")
         replace_in(data / "gpus.yaml", "memory_gb: 24", "memory_gb: -24")
         replace_in(
@@ -49,10 +45,11 @@ def test_schema_errors_all_at_once_with_fixes(tmp_path: Path) -> None:
             '2025-01-01 that way); put it in quotes: "2025-01-01"',
             'data/gpus.yaml:65:13: gpus[2].source: only http:// or https:// links are allowed, got "javascript:alert(1)"',
             'data/gpus.yaml:66:5: gpus[2].x_source: unknown field "x_source"; did you mean "source"?',
-            'data/offers.yaml:6:16: offers[0].price_cny: expected a number, got text "¥1.96/时"; write 1.96 and give '
+            'data/offers.yaml:9:12: offers[0].price: expected a number, got text "¥1.96/时"; write 1.96 and give '
             "the unit in its own field",
-            'data/offers.yaml:35:11: offers[3].unit: must be one of hour, day, month; got "hours"; did you mean "hour"?',
-            'data/offers.yaml:37:5: offers[3].sourse: unknown field "sourse"; did you mean "source"?',
+            'data/offers.yaml:69:11: offers[5].unit: must be one of hour, day, month, year; got "hours"; did you mean '
+            '"hour"?',
+            'data/offers.yaml:73:5: offers[5].sourse: unknown field "sourse"; did you mean "source"?',
         ]
     )
 
@@ -67,16 +64,18 @@ def test_missing_field_points_at_the_entry(tmp_path: Path) -> None:
 def test_price_forms(tmp_path: Path) -> None:
     def edit(data: Path) -> None:
         replace_in(
-            data / "offers.yaml",
-            "price_low_cny: 80000\n    price_high_cny: 90000",
-            "price_low_cny: 95000\n    price_high_cny: 90000",
+            data / "offers.yaml", "price_low: 80000\n    price_high: 90000", "price_low: 95000\n    price_high: 90000"
         )
-        replace_in(data / "offers.yaml", "    price_cny: 15\n", "")
+        replace_in(data / "offers.yaml", "    price: 15\n", "")
+        # One card of a one-card instance: "per: card" makes no sense there.
+        replace_in(data / "offers.yaml", "    cards: 1\n", "    cards: 1\n    per: card\n")
 
     assert problems_after(tmp_path, edit) == "\n".join(
         [
-            "data/offers.yaml:20:5: offers[2]: price_low_cny (95000) is above price_high_cny (90000); swap them",
-            "data/offers.yaml:30:5: offers[3]: no price: set price_cny, or price_low_cny and price_high_cny for a range",
+            "data/offers.yaml:2:5: offers[0]: per: card is for one card of a multi-card instance; with cards: 1 "
+            "leave per out",
+            "data/offers.yaml:51:5: offers[4]: price_low (95000) is above price_high (90000); swap them",
+            "data/offers.yaml:64:5: offers[5]: no price: set price, or price_low and price_high for a range",
         ]
     )
 
@@ -84,14 +83,17 @@ def test_price_forms(tmp_path: Path) -> None:
 def test_cross_references_and_duplicate_ids(tmp_path: Path) -> None:
     def edit(data: Path) -> None:
         replace_in(data / "offers.yaml", "gpu: a100-sxm-80g", "gpu: a100-sxm-8g")
+        replace_in(data / "offers.yaml", "provider: fixture-market", "provider: fixture-markt")
         replace_in(data / "scenarios.yaml", "model: llama-2-13b", "model: llama-3-13b")
         replace_in(data / "offers.yaml", "id: c-h100-hour", "id: c-4090-hour")
         replace_in(data / "pitfalls.yaml", "scenario: serve-7b", "scenario: nowhere")
 
     assert problems_after(tmp_path, edit) == "\n".join(
         [
-            'data/offers.yaml:12:10: offers[1].gpu: unknown gpu id "a100-sxm-8g"; did you mean "a100-sxm-80g"?',
-            'data/offers.yaml:30:9: offers[3].id: duplicate id "c-4090-hour" (first used at line 2); ids must be unique',
+            'data/offers.yaml:15:15: offers[1].provider: unknown provider id "fixture-markt"; did you mean '
+            '"fixture-market"?',
+            'data/offers.yaml:40:10: offers[3].gpu: unknown gpu id "a100-sxm-8g"; did you mean "a100-sxm-80g"?',
+            'data/offers.yaml:63:9: offers[5].id: duplicate id "c-4090-hour" (first used at line 2); ids must be unique',
             'data/pitfalls.yaml:13:15: pitfalls[1].scenario: unknown scenario id "nowhere" in scenarios.yaml',
             'data/scenarios.yaml:19:12: scenarios[1].model: unknown model id "llama-3-13b"; did you mean "llama-2-13b"?',
         ]
@@ -100,9 +102,7 @@ def test_cross_references_and_duplicate_ids(tmp_path: Path) -> None:
 
 def test_loader_problems_come_through(tmp_path: Path) -> None:
     def edit(data: Path) -> None:
-        replace_in(
-            data / "offers.yaml", "    cards: 1\n    price_cny: 2\n", "    cards: 1\n    cards: 2\n    price_cny: 2\n"
-        )
+        replace_in(data / "offers.yaml", "    cards: 1\n", "    cards: 1\n    cards: 2\n")
         replace_in(data / "gpus.yaml", "domestic: false", "domestic: no")
 
     assert problems_after(tmp_path, edit) == "\n".join(
@@ -116,15 +116,15 @@ def test_loader_problems_come_through(tmp_path: Path) -> None:
 
 def test_schema_errors_and_broken_references_in_one_run(tmp_path: Path) -> None:
     def edit(data: Path) -> None:
-        replace_in(data / "offers.yaml", "price_cny: 2\n", "price_cny: -2\n")
+        replace_in(data / "offers.yaml", "    price: 2\n", "    price: -2\n")
         replace_in(data / "offers.yaml", "gpu: a100-sxm-80g", "gpu: a100-sxm-8g")
         replace_in(data / "scenarios.yaml", "    batch: 4\n", "    batch: four\n")
         replace_in(data / "scenarios.yaml", "model: llama-2-13b", "model: llama-3-13b")
 
     assert problems_after(tmp_path, edit) == "\n".join(
         [
-            "data/offers.yaml:6:16: offers[0].price_cny: must be above 0, got -2",
-            'data/offers.yaml:12:10: offers[1].gpu: unknown gpu id "a100-sxm-8g"; did you mean "a100-sxm-80g"?',
+            "data/offers.yaml:9:12: offers[0].price: must be above 0, got -2",
+            'data/offers.yaml:40:10: offers[3].gpu: unknown gpu id "a100-sxm-8g"; did you mean "a100-sxm-80g"?',
             'data/scenarios.yaml:9:12: scenarios[0].batch: expected a whole number, got text "four"',
             'data/scenarios.yaml:19:12: scenarios[1].model: unknown model id "llama-3-13b"; did you mean "llama-2-13b"?',
         ]
@@ -134,9 +134,12 @@ def test_schema_errors_and_broken_references_in_one_run(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("written", "message"),
     [
-        ('"730"', 'cost.hours_per_month: expected a number, got text "730"; write 730 and give the unit in its own field'),
+        (
+            '"730"',
+            'cost.hours_per_month: expected a number, got text "730"; write 730 and give the unit in its own field',
+        ),
         ("true", "cost.hours_per_month: expected a number, got the boolean true"),
-        ("yes", "cost.hours_per_month: \"yes\" is ambiguous: write true or false"),
+        ("yes", 'cost.hours_per_month: "yes" is ambiguous: write true or false'),
     ],
 )
 def test_rules_are_validated_as_strictly_as_other_files(tmp_path: Path, written: str, message: str) -> None:

@@ -1,7 +1,7 @@
 /* Hand-written. The picker and cost calculator (calculator page).
  * Reads the JSON the generator embeds in <script id="calc-data"> and prices a month for
- * the reader's own hours, disk and traffic. The pricing mirrors generator/cost.py
- * (monthly_cost, matching_offers, cheapest); tests/test_browser.py checks that both give
+ * the reader's own hours, disk and traffic. The pricing mirrors generator/engine/cost.py
+ * (monthly_cost, cheapest; matching_offers comes precomputed); tests/test_browser.py checks that both give
  * the same yuan. All text goes into the page through textContent, never innerHTML. */
 (function () {
   "use strict";
@@ -26,21 +26,16 @@
     return { offer: offer, instances: instances, rent: rent, other: other, total: rent + other };
   }
 
-  /* generator.cost.matching_offers: the form itself, then market ranges with no form,
-   * then (container work only) whole bare-metal machines. */
-  function matchingOffers(data, gpu, delivery) {
-    var forms = [delivery, "unspecified"].concat(delivery === "container" ? ["bare_metal"] : []);
-    for (var i = 0; i < forms.length; i++) {
-      var found = data.offers.filter(function (o) { return o.gpu === gpu && o.delivery === forms[i]; });
-      if (found.length) return found;
-    }
-    return [];
+  /* generator.engine.cost.matching_offers, precomputed by the generator per GPU, delivery
+   * form and card count (current offers in the billing tiers that may rank a pick). */
+  function matchingOffers(data, gpu, delivery, cards) {
+    return (data.matching[gpu + "|" + delivery + "|" + cards] || []).map(function (id) { return data.offers[id]; });
   }
 
   /* generator.cost.cheapest */
   function cheapest(data, gpu, delivery, cards, hours, disk, egress, publicIp) {
     var best = null;
-    matchingOffers(data, gpu, delivery).forEach(function (o) {
+    matchingOffers(data, gpu, delivery, cards).forEach(function (o) {
       var c = monthlyCost(o, cards, hours, disk, egress, publicIp, data);
       var key = Math.round(c.total * 1e6) / 1e6;
       if (best === null || key < best.key || (key === best.key && o.id < best.cost.offer.id)) {
@@ -92,7 +87,8 @@
         var c = cheapest(data, o.gpu, o.delivery, o.cards, hours, disk, egress, publicIp);
         if (!c) return;
         if (isFinite(budget) && budget > 0 && c.total > budget) return;
-        var job = o.job_hours === null ? null : (c.offer.price / c.offer.unit_hours) * c.instances * o.job_hours;
+        var job = o.job_hours === null ? null :
+          (c.offer.price / c.offer.unit_hours) * c.instances * (o.job_hours / c.offer.keep);
         rows.push({ o: o, c: c, job: job });
       });
       rows.sort(function (a, b) {
@@ -111,7 +107,8 @@
         cell(tr, r.o.per_card_gib.toFixed(1) + " GiB");
         cell(tr, data.delivery_names[r.o.delivery]);
         var form = r.c.offer.delivery === r.o.delivery ? "" :
-          (r.c.offer.delivery === "unspecified" ? "（未注明交付形式）" : "（按裸金属整机计价）");
+          r.c.offer.delivery === "unspecified" ? "（未注明交付形式）" :
+          r.c.offer.delivery === "vm" ? "（云服务器）" : "（按裸金属整机计价）";
         cell(tr, r.c.offer.label + form);
         cell(tr, yuan(r.c.rent));
         cell(tr, yuan(r.c.other));

@@ -7,12 +7,25 @@ at the line an editor wrote.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 from dataclasses import dataclass
+from functools import cached_property
 
 from generator.data.load import Document
 from generator.data.problems import Problem, Severity, YamlPath, format_path
-from generator.data.records import Edition, Gpu, Offer, OpenModel, Pitfall, Scenario
+from generator.data.records import (
+    Currency,
+    Edition,
+    FxRate,
+    Gpu,
+    Offer,
+    OpenModel,
+    Pitfall,
+    Provider,
+    Scenario,
+    SearchedPair,
+)
 from generator.data.rules import Rules
 
 
@@ -31,6 +44,9 @@ class Catalogue:
     inputs: tuple[str, ...]
     #: the loaded documents by file name, so later stages can point at a line
     docs: dict[str, Document]
+    providers: dict[str, Provider]
+    fx: list[FxRate]  #: exchange rates, in the editors' order
+    searched: list[SearchedPair]  #: comparison pairs people search for (comparisons.yaml)
 
     def locate(self, filename: str, path: YamlPath, message: str, severity: Severity = Severity.error) -> Problem:
         """A problem at ``path`` of a data file, e.g. a warning from a later stage."""
@@ -38,10 +54,68 @@ class Catalogue:
         mark = doc.mark(path)
         return Problem(doc.name, mark.line, mark.col, format_path(path), message, severity)
 
-    @property
+    @cached_property
     def as_of(self) -> dt.date:
         """The newest price date: the data's edition date."""
         return max((o.as_of for o in self.offers), default=dt.date(2025, 1, 1))
 
+    @property
+    def fresh_since(self) -> dt.date:
+        """The oldest date a current price may carry (``rules.prices.fresh_days`` before the edition date)."""
+        return self.as_of - dt.timedelta(days=self.rules.prices.fresh_days)
+
+    @cached_property
+    def replaced(self) -> frozenset[str]:
+        """Ids of offers a newer offer of the same product ``replaces``."""
+        return frozenset(o.replaces for o in self.offers if o.replaces is not None)
+
+    def is_current(self, offer: Offer) -> bool:
+        """Whether an offer counts in this edition: within the freshness window and not replaced by a newer
+        price of the same product. Everything else is history."""
+        return offer.as_of >= self.fresh_since and offer.id not in self.replaced
+
+    @cached_property
+    def current_offers(self) -> list[Offer]:
+        """Offers within the freshness window, in the editors' order."""
+        return [o for o in self.offers if self.is_current(o)]
+
+    @cached_property
+    def history_offers(self) -> list[Offer]:
+        """Offers older than the freshness window: shown as history, never used to rank or price."""
+        return [o for o in self.offers if not self.is_current(o)]
+
+    @cached_property
+    def pickable_offers(self) -> list[Offer]:
+        """Current offers in a billing tier that may price a recommendation (``rules.prices.pick_billing``)."""
+        tiers = set(self.rules.prices.pick_billing)
+        return [o for o in self.current_offers if o.billing in tiers]
+
     def offers_for(self, gpu_id: str) -> list[Offer]:
+        """Every offer of one GPU, current and history."""
         return [o for o in self.offers if o.gpu == gpu_id]
+
+    def current_for(self, gpu_id: str) -> list[Offer]:
+        return [o for o in self.current_offers if o.gpu == gpu_id]
+
+    def history_for(self, gpu_id: str) -> list[Offer]:
+        return [o for o in self.history_offers if o.gpu == gpu_id]
+
+    def rate_for(self, currency: Currency, on: dt.date) -> FxRate | None:
+        """The rate to convert a price of ``currency`` dated ``on`` (see :func:`rate_on`)."""
+        return rate_on(self.fx, currency, on)
+
+
+def rate_on(rates: list[FxRate], currency: Currency, on: dt.date) -> FxRate | None:
+    """The exchange rate for a price of ``currency`` dated ``on``: the rate nearest in date at or
+    before ``on``, else the earliest after it; None for yuan or when no rate for the currency exists.
+    Ties on the same date: the first in the file."""
+    if currency is Currency.cny:
+        return None
+    mine = sorted((r for r in rates if r.currency is currency), key=lambda r: r.as_of)
+    if not mine:
+        return None
+    at = bisect.bisect_right([r.as_of for r in mine], on)
+    if at == 0:
+        return mine[0]
+    best = mine[at - 1]
+    return next(r for r in mine if r.as_of == best.as_of)

@@ -165,62 +165,215 @@ class Gpu(Record):
 
 
 class Delivery(StrEnum):
-    container = "container"
-    bare_metal = "bare_metal"
-    unspecified = "unspecified"
+    """How the cards are handed over."""
+
+    container = "container"  # a container on a shared host (GPU passed through)
+    vm = "vm"  # a cloud GPU virtual machine (1 card up to a whole 8-card server)
+    bare_metal = "bare_metal"  # a whole physical server
+    unspecified = "unspecified"  # the source does not say (market surveys, some price lists)
+
+
+class Billing(StrEnum):
+    """The billing tier a price belongs to."""
+
+    on_demand = "on_demand"  # pay as you go, by the hour or second
+    daily = "daily"
+    monthly = "monthly"
+    spot = "spot"  # preemptible: may be taken back at any time
+    reserved = "reserved"  # a commitment of months or years
 
 
 class PriceUnit(StrEnum):
     hour = "hour"
     day = "day"
     month = "month"
+    year = "year"
+
+
+class Currency(StrEnum):
+    cny = "CNY"
+    usd = "USD"
+
+
+class PricePer(StrEnum):
+    """What one price buys: the whole instance, or one of its cards."""
+
+    instance = "instance"
+    card = "card"
+
+
+Quote = Annotated[str, Field(min_length=1, max_length=500)]
 
 
 class Offer(Record):
-    """A rental price seen on a platform or in a market survey."""
+    """A rental price seen on a platform or in a market survey, with its source's own words."""
 
     id: Slug = Field(description="Stable id of this offer.")
+    provider: Slug = Field(description="Id of the provider in providers.yaml.")
     gpu: Slug = Field(description="Id of the GPU in gpus.yaml.")
+    cards: int = Field(ge=1, le=64, description="Cards in one rented instance.")
+    per: PricePer = Field(
+        strict=False,
+        default=PricePer.instance,
+        description=(
+            "instance (default): the price is for the whole instance of `cards` cards; card: the source quotes "
+            "the price of one card of that instance. Enter the price as the source prints it; never multiply."
+        ),
+    )
     delivery: Delivery = Field(
         strict=False,
-        description="container, bare_metal, or unspecified (market range without form).",
+        description="container, vm (cloud GPU server), bare_metal, or unspecified (the source does not say).",
     )
-    cards: int = Field(ge=1, le=64, description="Cards in one rented instance the price is for.")
-    price_cny: float | None = Field(default=None, gt=0, le=10_000_000, description="Price in yuan per unit.")
-    price_low_cny: float | None = Field(default=None, gt=0, le=10_000_000, description="Low end of a range.")
-    price_high_cny: float | None = Field(default=None, gt=0, le=10_000_000, description="High end of a range.")
-    unit: PriceUnit = Field(
-        strict=False,
-        description="What the price buys: hour, day or month of the whole instance.",
-    )
-    as_of: dt.date = Field(description="Date the price was seen, YYYY-MM-DD.")
-    provider: ShortText = Field(description="Who quoted it.")
+    billing: Billing = Field(strict=False, description="on_demand, daily, monthly, spot or reserved.")
+    unit: PriceUnit = Field(strict=False, description="What the price buys: an hour, day, month or year.")
+    price: float | None = Field(default=None, gt=0, le=100_000_000, description="The price, in `currency`.")
+    price_low: float | None = Field(default=None, gt=0, le=100_000_000, description="Low end of a quoted range.")
+    price_high: float | None = Field(default=None, gt=0, le=100_000_000, description="High end of a quoted range.")
+    currency: Currency = Field(strict=False, description="CNY or USD, as the source quotes it; never convert.")
+    vcpu: int | None = Field(default=None, ge=1, le=4096, description="vCPUs of the instance, where published.")
+    ram_gb: float | None = Field(default=None, gt=0, le=100_000, description="RAM of the instance in GB.")
+    disk_gb: float | None = Field(default=None, gt=0, le=1_000_000, description="Disk included, GB.")
+    region: ShortText | None = Field(default=None, description="Region or city, where published.")
+    as_of: dt.date = Field(description="Date the source gives for the price, YYYY-MM-DD.")
+    source: HttpUrl = Field(description="Where the price was seen: a page a reader can open.")
+    quote: Quote = Field(description="The source's own words for the price, copied exactly (for review).")
     promo: bool = Field(default=False, description="true for a limited-time promotional price (活动价).")
-    source: HttpUrl = Field(description="Where the price was seen.")
+    variant_unstated: bool = Field(
+        default=False,
+        description=(
+            "true when the source names the chip and memory but not the variant (SXM, PCIe or NVL): the offer "
+            "is filed under the catalogue's lowest-spec variant and never priced for NVLink training."
+        ),
+    )
+    replaces: Slug | None = Field(
+        default=None,
+        description=(
+            "Id of an older offer of the same product (same provider and GPU) that this newer price supersedes; "
+            "the older one becomes history."
+        ),
+    )
     note: Text | None = Field(default=None, description="Anything a reader should know about this price.")
+    outlier_note: Text | None = Field(
+        default=None,
+        description=(
+            "Why this price is far (over 3x) from the median of the same GPU and billing tier, once checked against "
+            "the source (e.g. a public cloud's list price); `gpu-guide check` then stops flagging it."
+        ),
+    )
 
     @model_validator(mode="after")
     def _one_price_form(self) -> Offer:
-        single = self.price_cny is not None
-        ranged = self.price_low_cny is not None or self.price_high_cny is not None
+        single = self.price is not None
+        ranged = self.price_low is not None or self.price_high is not None
         if single and ranged:
-            raise ValueError("give either price_cny or price_low_cny/price_high_cny, not both")
+            raise ValueError("give either price or price_low/price_high, not both")
         if not single and not ranged:
-            raise ValueError("no price: set price_cny, or price_low_cny and price_high_cny for a range")
-        if ranged and (self.price_low_cny is None or self.price_high_cny is None):
-            raise ValueError("a price range needs both price_low_cny and price_high_cny")
-        if ranged and self.price_low_cny > self.price_high_cny:  # type: ignore[operator]
-            raise ValueError(
-                f"price_low_cny ({self.price_low_cny:g}) is above price_high_cny ({self.price_high_cny:g}); swap them"
-            )
+            raise ValueError("no price: set price, or price_low and price_high for a range")
+        if ranged and (self.price_low is None or self.price_high is None):
+            raise ValueError("a price range needs both price_low and price_high")
+        if ranged and self.price_low > self.price_high:  # type: ignore[operator]
+            raise ValueError(f"price_low ({self.price_low:g}) is above price_high ({self.price_high:g}); swap them")
+        if self.per is PricePer.card and self.cards == 1:
+            raise ValueError("per: card is for one card of a multi-card instance; with cards: 1 leave per out")
         return self
 
     @property
-    def price_mid_cny(self) -> float:
-        """The single price, or the middle of the range."""
-        if self.price_cny is not None:
-            return self.price_cny
-        return (self.price_low_cny + self.price_high_cny) / 2  # type: ignore[operator]
+    def price_mid(self) -> float:
+        """The single price, or the middle of the range (in ``currency``)."""
+        if self.price is not None:
+            return self.price
+        return (self.price_low + self.price_high) / 2  # type: ignore[operator]
+
+    @property
+    def ends(self) -> tuple[float, float]:
+        """Low and high end of the price (the same number twice for a single price)."""
+        if self.price is not None:
+            return self.price, self.price
+        return self.price_low, self.price_high  # type: ignore[return-value]
+
+
+# --------------------------------------------------------------------------- providers
+
+
+class Market(StrEnum):
+    cn = "cn"
+    intl = "intl"
+
+
+class ProviderKind(StrEnum):
+    marketplace = "marketplace"  # many hosts' machines on one platform (AutoDL, Vast.ai)
+    cloud = "cloud"  # a cloud provider's own GPU servers
+    bare_metal = "bare_metal"  # whole servers by the month
+    market_survey = "market_survey"  # a survey or news report of market prices, not a seller
+
+
+class ExtraItem(StrEnum):
+    disk = "disk"
+    egress = "egress"
+    public_ip = "public_ip"
+    other = "other"
+
+
+class ExtraUnit(StrEnum):
+    gb_day = "gb_day"
+    gb_month = "gb_month"
+    gb = "gb"
+    month = "month"
+    hour = "hour"
+
+
+class Extra(Record):
+    """Something a provider charges besides the card: disk, traffic, a public IP."""
+
+    item: ExtraItem = Field(strict=False, description="disk, egress, public_ip or other.")
+    price: float = Field(ge=0, le=1_000_000, description="The price, in `currency`, per `unit`.")
+    currency: Currency = Field(strict=False, description="CNY or USD, as the source quotes it.")
+    unit: ExtraUnit = Field(
+        strict=False, description="gb_day, gb_month (per GB per day or month), gb (per GB), month or hour."
+    )
+    as_of: dt.date = Field(description="Date the source gives, YYYY-MM-DD.")
+    source: HttpUrl = Field(description="Where the price was seen.")
+    quote: Quote = Field(description="The source's own words for the price.")
+    note: Text | None = Field(default=None, description="What exactly is charged (Chinese).")
+
+
+class Provider(Record):
+    """A platform, cloud or survey that prices appear from."""
+
+    id: Slug = Field(description="Stable id, used by offers and in the page URL.")
+    name: ShortText = Field(description="Display name, e.g. AutoDL, 阿里云.")
+    market: Market = Field(strict=False, description="cn (Chinese market, prices in yuan) or intl.")
+    kind: ProviderKind = Field(
+        strict=False, description="marketplace, cloud, bare_metal (monthly servers) or market_survey."
+    )
+    url: HttpUrl = Field(description="The provider's home page.")
+    extras: list[Extra] = Field(default_factory=list, description="Charges besides the card, each with a source.")
+    note: Text | None = Field(default=None, description="How this provider bills, what to watch for (Chinese).")
+
+
+# --------------------------------------------------------------------------- exchange rates
+
+
+class FxRate(Record):
+    """A dated exchange rate: how many yuan one unit of `currency` buys."""
+
+    currency: Currency = Field(strict=False, description="The foreign currency, e.g. USD.")
+    cny_per_unit: float = Field(gt=0, le=1000, description="Yuan per one unit of the currency.")
+    as_of: dt.date = Field(description="Date of the rate, YYYY-MM-DD.")
+    source: HttpUrl = Field(description="Where the rate is published.")
+    quote: Quote = Field(description="The source's own words for the rate.")
+    note: Text | None = Field(default=None, description="Which rate this is (e.g. 中间价).")
+
+
+# --------------------------------------------------------------------------- searched comparisons
+
+
+class SearchedPair(Record):
+    """A GPU pair people search for; it gets a comparison page besides the computed ones."""
+
+    a: Slug = Field(description="Id of one GPU in gpus.yaml.")
+    b: Slug = Field(description="Id of the other GPU.")
+    query: ShortText = Field(description="What people type, e.g. 'A100 和 4090 哪个好'.")
 
 
 # --------------------------------------------------------------------------- models
@@ -439,6 +592,24 @@ class OffersFile(Record):
     """data/offers.yaml"""
 
     offers: list[Offer] = Field(description="Rental prices.")
+
+
+class ProvidersFile(Record):
+    """data/providers.yaml"""
+
+    providers: list[Provider] = Field(description="Platforms, clouds and surveys the offers come from.")
+
+
+class FxFile(Record):
+    """data/fx.yaml"""
+
+    rates: list[FxRate] = Field(description="Dated exchange rates used to show foreign prices in yuan.")
+
+
+class ComparisonsFile(Record):
+    """data/comparisons.yaml"""
+
+    comparisons: list[SearchedPair] = Field(description="GPU pairs people search for, each with its search phrase.")
 
 
 class ModelsFile(Record):

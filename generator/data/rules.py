@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
-from generator.data.records import Optimizer, Precision
+from generator.data.records import Billing, Optimizer, Precision
 
 #: A precision name as YAML text (records.Precision's values).
 PrecisionName = Annotated[Precision, Strict(False)]
@@ -46,6 +46,7 @@ class LinkKind(StrEnum):
 
 Regime = Annotated[ActivationRegime, Strict(False)]
 OptimizerName = Annotated[Optimizer, Strict(False)]
+BillingName = Annotated[Billing, Strict(False)]
 
 _Fraction = Field(gt=0, le=1)
 
@@ -72,12 +73,25 @@ class CostRules(_Section):
 
 
 class PriceRules(_Section):
-    """How old a price may be and still count."""
+    """Which prices count: how old a price may be, and which billing tiers rank a recommendation."""
 
     fresh_days: int = Field(
         ge=1,
         le=3650,
-        description="Offers older than this many days (before the newest price in the data) are history.",
+        description=(
+            "Offers older than this many days (before the newest price in the data) are history: "
+            "pages show them under 历史报价 and nothing is ranked or priced with them."
+        ),
+    )
+    pick_billing: list[BillingName] = Field(
+        min_length=1,
+        description=(
+            "Billing tiers a recommendation may be priced with; other tiers (spot, reserved) are shown "
+            "on the pages but never ranked."
+        ),
+    )
+    runner_ups: int = Field(
+        ge=0, le=20, description="Other providers' cheapest offers shown next to a recommended GPU."
     )
 
 
@@ -104,6 +118,13 @@ class DeliveryRules(_Section):
     )
     bare_metal_min_training_cards: int = Field(
         ge=1, description="Training on at least this many cards needs bare metal with NVLink."
+    )
+    vm_whole_server_cards: int = Field(
+        ge=2,
+        description=(
+            "A cloud VM (or an offer of unstated form) may serve multi-card training only when it holds at least "
+            "this many cards: a whole server, whose cards share the server's NVLink."
+        ),
     )
 
 

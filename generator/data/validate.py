@@ -20,11 +20,15 @@ from generator.data.catalogue import Catalogue
 from generator.data.load import Document, load_file
 from generator.data.problems import Problem, YamlPath, format_path
 from generator.data.records import (
+    ComparisonsFile,
+    Currency,
     EditionsFile,
+    FxFile,
     GpusFile,
     ModelsFile,
     OffersFile,
     PitfallsFile,
+    ProvidersFile,
     ScenariosFile,
 )
 from generator.data.rules import Rules
@@ -33,14 +37,21 @@ from generator.data.rules import Rules
 DATA_FILES: dict[str, tuple[str, type[BaseModel]]] = {
     "gpus.yaml": ("gpus", GpusFile),
     "offers.yaml": ("offers", OffersFile),
+    "providers.yaml": ("providers", ProvidersFile),
+    "fx.yaml": ("rates", FxFile),
     "models.yaml": ("models", ModelsFile),
     "scenarios.yaml": ("scenarios", ScenariosFile),
     "pitfalls.yaml": ("pitfalls", PitfallsFile),
     "rules.yaml": ("cost", Rules),
     "editions.yaml": ("editions", EditionsFile),
+    "comparisons.yaml": ("comparisons", ComparisonsFile),
 }
 #: Files a project may leave out; they then count as empty.
-OPTIONAL_FILES = {"editions.yaml": EditionsFile(editions=[])}
+OPTIONAL_FILES = {
+    "editions.yaml": EditionsFile(editions=[]),
+    "fx.yaml": FxFile(rates=[]),
+    "comparisons.yaml": ComparisonsFile(comparisons=[]),
+}
 
 
 def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Catalogue | None, list[Problem]]:
@@ -81,6 +92,9 @@ def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Ca
         editions=list(records["editions.yaml"].editions),  # type: ignore[attr-defined]
         inputs=tuple(_display(data_dir / f, display_root) for f in DATA_FILES if f in docs),
         docs=docs,
+        providers={p.id: p for p in records["providers.yaml"].providers},  # type: ignore[attr-defined]
+        fx=list(records["fx.yaml"].rates),  # type: ignore[attr-defined]
+        searched=list(records["comparisons.yaml"].comparisons),  # type: ignore[attr-defined]
     )
     problems += cross_check(cat, docs)
     if any(p.severity.value == "error" for p in problems):
@@ -334,6 +348,7 @@ def reference_check(docs: dict[str, Document]) -> list[Problem]:
             at(filename, (key, i, "id"), f'duplicate id "{dup}" (first used at line {line}); ids must be unique')
 
     known = {
+        "providers.yaml": _ids(_entries(docs, "providers.yaml", "providers")),
         "gpus.yaml": _ids(_entries(docs, "gpus.yaml", "gpus")),
         "models.yaml": _ids(_entries(docs, "models.yaml", "models")),
         "scenarios.yaml": _ids(_entries(docs, "scenarios.yaml", "scenarios")),
@@ -347,8 +362,14 @@ def reference_check(docs: dict[str, Document]) -> list[Problem]:
         hint = f'; did you mean "{close[0]}"?' if close else f" in {target}"
         at(filename, path, f'unknown {target.split(".", maxsplit=1)[0].rstrip("s")} id "{value}"{hint}')
 
+    known["offers.yaml"] = _ids(_entries(docs, "offers.yaml", "offers"))
     for i, o in enumerate(_entries(docs, "offers.yaml", "offers") or []):
+        ref("offers.yaml", ("offers", i, "replaces"), field(o, "replaces"), "offers.yaml")
+        ref("offers.yaml", ("offers", i, "provider"), field(o, "provider"), "providers.yaml")
         ref("offers.yaml", ("offers", i, "gpu"), field(o, "gpu"), "gpus.yaml")
+    for i, pair in enumerate(_entries(docs, "comparisons.yaml", "comparisons") or []):
+        ref("comparisons.yaml", ("comparisons", i, "a"), field(pair, "a"), "gpus.yaml")
+        ref("comparisons.yaml", ("comparisons", i, "b"), field(pair, "b"), "gpus.yaml")
     for i, sc in enumerate(_entries(docs, "scenarios.yaml", "scenarios") or []):
         ref("scenarios.yaml", ("scenarios", i, "model"), field(sc, "model"), "models.yaml")
         ref(
@@ -386,6 +407,41 @@ def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
             at("gpus.yaml", ("gpus", i), "needs bf16_tflops_dense or fp16_tflops_dense to place it on the ladder")
         if (g.interconnect is None) != (g.interconnect_gbps is None):
             at("gpus.yaml", ("gpus", i, "interconnect"), "set interconnect and interconnect_gbps together, or neither")
+    by_id = {o.id: o for o in cat.offers}
+    for i, o in enumerate(cat.offers):
+        old = by_id.get(o.replaces) if o.replaces else None
+        if old is None:
+            continue
+        if old.id == o.id:
+            at("offers.yaml", ("offers", i, "replaces"), "an offer cannot replace itself")
+        elif (old.provider, old.gpu) != (o.provider, o.gpu):
+            at("offers.yaml", ("offers", i, "replaces"),
+               f'"{old.id}" is {old.provider}\'s {old.gpu}; an offer replaces only an older price of the same '
+               "provider and GPU")  # fmt: skip
+        elif old.as_of >= o.as_of:
+            at("offers.yaml", ("offers", i, "replaces"),
+               f'"{old.id}" is dated {old.as_of}, not before this offer ({o.as_of}); only an older price is replaced')  # fmt: skip
+    rated = {r.currency for r in cat.fx}
+    for i, o in enumerate(cat.offers):
+        if o.currency is not Currency.cny and o.currency not in rated:
+            at("offers.yaml", ("offers", i, "currency"),
+               f"no exchange rate for {o.currency.value} in fx.yaml; add a dated rate with its source "
+               "so the price can be shown in yuan")  # fmt: skip
+    for i, prov in enumerate(cat.providers.values()):
+        for j, x in enumerate(prov.extras):
+            if x.currency is not Currency.cny and x.currency not in rated:
+                at("providers.yaml", ("providers", i, "extras", j, "currency"),
+                   f"no exchange rate for {x.currency.value} in fx.yaml; add a dated rate with its source")  # fmt: skip
+    seen: dict[frozenset[str], int] = {}
+    for i, pair in enumerate(cat.searched):
+        key = frozenset((pair.a, pair.b))
+        if pair.a == pair.b:
+            at("comparisons.yaml", ("comparisons", i, "b"), f'a pair needs two different GPUs; both are "{pair.a}"')
+        elif key in seen:
+            line = docs["comparisons.yaml"].mark(("comparisons", seen[key])).line
+            at("comparisons.yaml", ("comparisons", i), f"this pair is already listed at line {line}; remove one")
+        else:
+            seen[key] = i
     for i, m in enumerate(cat.models.values()):
         if m.kind.value == "llm" and None in (m.layers, m.hidden, m.heads, m.vocab):
             at("models.yaml", ("models", i), "an llm needs layers, hidden, heads and vocab for the memory estimate")

@@ -1,18 +1,27 @@
 """Step 4 of the decision: what a month (or a job) really costs.
 
-Prices are quoted per *instance* (``offer.cards`` cards) per hour, day or month. A
-buyer who needs ``n`` cards rents ``ceil(n / offer.cards)`` instances: two cards on an
-8-card bare-metal node still pay for the node. Hourly and daily offers are billed by
-the hours actually used; monthly offers are paid in full, idle or not.
+An offer's price is quoted for a whole *instance* of ``offer.cards`` cards (``per:
+instance``) or for one card of it (``per: card``), per hour, day, month or year, in yuan
+or a foreign currency. :class:`Pricing` turns it into yuan per instance: a per-card price
+times the cards, a foreign price times the dated exchange rate of ``data/fx.yaml``
+(:func:`generator.data.catalogue.rate_on`: the rate nearest in date at or before the
+offer's date, else the earliest after it). Nothing here estimates a price: every yuan
+comes from a quoted price and, for foreign prices, a quoted rate.
+
+A buyer who needs ``n`` cards rents ``ceil(n / offer.cards)`` instances: two cards on an
+8-card bare-metal node still pay for the node. Hourly and daily offers are billed by the
+hours actually used; monthly and yearly offers are paid in full, idle or not.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
-from generator.data.records import Delivery, Offer, PriceUnit
+from generator.data.catalogue import Catalogue, rate_on
+from generator.data.records import Currency, Delivery, FxRate, Offer, PricePer, PriceUnit
 from generator.data.rules import CostRules, Rules
 
 
@@ -20,7 +29,42 @@ class BillingMode(StrEnum):
     """How rent accrues over a month."""
 
     by_use = "by_use"  # hourly or daily offers: pay for the hours (or started days) used
-    fixed_month = "fixed_month"  # monthly offers: the whole month is paid, used or not
+    fixed_month = "fixed_month"  # monthly or yearly offers: the whole month is paid, used or not
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """What turns a quoted price into yuan: the cost rules (month length, assumed extras) and
+    the dated exchange rates."""
+
+    rules: CostRules
+    rates: tuple[FxRate, ...] = field(default=())
+    #: (currency, date) -> rate; lookups repeat for every option priced
+    _memo: dict[tuple[Currency, dt.date], FxRate | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+
+    def rate(self, currency: Currency, on: dt.date) -> FxRate | None:
+        """The exchange rate used for a price of ``currency`` dated ``on`` (None for yuan)."""
+        key = (currency, on)
+        if key not in self._memo:
+            self._memo[key] = rate_on(list(self.rates), currency, on)
+        return self._memo[key]
+
+    def cny_factor(self, offer: Offer) -> float:
+        """Yuan per unit of the offer's currency (1 for yuan). A foreign offer without any rate
+        cannot pass validation (``validate.cross_check``), so a missing rate is a bug here."""
+        if offer.currency is Currency.cny:
+            return 1.0
+        rate = self.rate(offer.currency, offer.as_of)
+        if rate is None:
+            raise ValueError(f"no exchange rate for {offer.currency.value} (offer {offer.id})")
+        return rate.cny_per_unit
+
+
+def pricing_of(cat: Catalogue) -> Pricing:
+    """The pricing of one catalogue: its cost rules and its exchange rates."""
+    return Pricing(cat.rules.cost, tuple(cat.fx))
 
 
 @dataclass(frozen=True)
@@ -53,27 +97,35 @@ class Usage:
 
 
 def hours_per_unit(unit: PriceUnit, rules: CostRules) -> float:
-    """Hours one price unit buys (a month is ``rules.hours_per_month``)."""
-    return {PriceUnit.hour: 1.0, PriceUnit.day: 24.0, PriceUnit.month: rules.hours_per_month}[unit]
+    """Hours one price unit buys (a month is ``rules.hours_per_month``, a year twelve of them)."""
+    month = rules.hours_per_month
+    return {PriceUnit.hour: 1.0, PriceUnit.day: 24.0, PriceUnit.month: month, PriceUnit.year: 12 * month}[unit]
 
 
-def card_hour_cny(offer: Offer, rules: CostRules, price: float | None = None) -> float:
-    """One card for one hour at this offer (mid of a range unless ``price`` is given)."""
-    value = offer.price_mid_cny if price is None else price
-    return value / offer.cards / hours_per_unit(offer.unit, rules)
+def instance_price_cny(offer: Offer, pricing: Pricing, price: float | None = None) -> float:
+    """One whole instance for one ``offer.unit``, in yuan (mid of a range unless ``price`` is given,
+    ``price`` being in the offer's currency and basis)."""
+    value = offer.price_mid if price is None else price
+    cards = offer.cards if offer.per is PricePer.card else 1
+    return value * cards * pricing.cny_factor(offer)
 
 
-def card_month_cny(offer: Offer, rules: CostRules, price: float | None = None) -> float:
-    """One card for a whole month of ``rules.hours_per_month`` hours."""
-    return card_hour_cny(offer, rules, price) * rules.hours_per_month
+def card_hour_cny(offer: Offer, pricing: Pricing, price: float | None = None) -> float:
+    """One card for one hour at this offer, in yuan (mid of a range unless ``price`` is given)."""
+    return instance_price_cny(offer, pricing, price) / offer.cards / hours_per_unit(offer.unit, pricing.rules)
 
 
-def card_month_range(offers: list[Offer], rules: CostRules) -> tuple[float, float] | None:
+def card_month_cny(offer: Offer, pricing: Pricing, price: float | None = None) -> float:
+    """One card for a whole month of ``rules.hours_per_month`` hours, in yuan."""
+    return card_hour_cny(offer, pricing, price) * pricing.rules.hours_per_month
+
+
+def card_month_range(offers: list[Offer], pricing: Pricing) -> tuple[float, float] | None:
     """Lowest and highest price per card-month over ``offers`` (range ends included); None if none."""
     if not offers:
         return None
-    lows = [card_month_cny(o, rules, o.price_low_cny or o.price_cny) for o in offers]
-    highs = [card_month_cny(o, rules, o.price_high_cny or o.price_cny) for o in offers]
+    lows = [card_month_cny(o, pricing, o.ends[0]) for o in offers]
+    highs = [card_month_cny(o, pricing, o.ends[1]) for o in offers]
     return min(lows), max(highs)
 
 
@@ -107,18 +159,20 @@ class MonthlyCost:
         return 0.0 if self.total == 0 else (self.total - self.gpu_rent) / self.total
 
 
-def monthly_cost(offer: Offer, cards: int, usage: Usage, rules: CostRules) -> MonthlyCost:
+def monthly_cost(offer: Offer, cards: int, usage: Usage, pricing: Pricing) -> MonthlyCost:
     """Cost of renting ``cards`` cards from ``offer`` for a month used as ``usage`` says."""
+    rules = pricing.rules
     hours_used = usage.hours_per_month
     instances = instances_needed(offer, cards)
-    instance_hour = offer.price_mid_cny / hours_per_unit(offer.unit, rules)
-    if offer.unit is PriceUnit.month:
-        rent = offer.price_mid_cny * instances
+    block = hours_per_unit(offer.unit, rules)
+    instance_hour = instance_price_cny(offer, pricing) / block
+    if offer.unit in (PriceUnit.month, PriceUnit.year):
+        months = 12 if offer.unit is PriceUnit.year else 1
+        rent = instance_price_cny(offer, pricing) / months * instances
         idle = rent * max(0.0, 1 - hours_used / rules.hours_per_month)
         billing = BillingMode.fixed_month
     else:
         # Daily offers are billed by started days; hourly by hours.
-        block = hours_per_unit(offer.unit, rules)
         billed_hours = math.ceil(hours_used / block) * block
         rent = instance_hour * billed_hours * instances
         idle = instance_hour * (billed_hours - hours_used) * instances
@@ -137,31 +191,56 @@ def monthly_cost(offer: Offer, cards: int, usage: Usage, rules: CostRules) -> Mo
     )
 
 
-def job_cost_cny(offer: Offer, cards: int, hours: float, rules: CostRules) -> float:
+def job_cost_cny(offer: Offer, cards: int, hours: float, pricing: Pricing) -> float:
     """Rent for running a job of ``hours`` wall-clock hours on ``cards`` cards, pro rata."""
-    instance_hour = offer.price_mid_cny / hours_per_unit(offer.unit, rules)
+    instance_hour = instance_price_cny(offer, pricing) / hours_per_unit(offer.unit, pricing.rules)
     return instance_hour * instances_needed(offer, cards) * hours
 
 
-def matching_offers(offers: list[Offer], gpu_id: str, delivery: Delivery) -> tuple[list[Offer], bool]:
-    """Offers that can price ``delivery`` for this GPU, and whether they are a fallback.
+def matching_offers(
+    offers: list[Offer], gpu_id: str, delivery: Delivery, cards: int, whole_server_cards: int
+) -> tuple[list[Offer], bool]:
+    """Offers that can serve ``cards`` cards of this GPU in the ``delivery`` form the rules chose,
+    and whether they are a fallback. ``offers`` are those that may price a recommendation
+    (current, in a pickable billing tier: ``Catalogue.pickable_offers``).
 
-    In order: offers in that form; market ranges with no form stated; and, for a
-    container workload only, bare-metal offers (a whole machine can run what a container
-    runs, at the machine's price; the reverse is not true: multi-card training needs the
-    bare-metal machine's links). The pages say when a fallback priced an option.
+    A **container** need (inference, single-card training) is served first by container and
+    cloud-VM offers alike (a GPU VM runs whatever a container runs); then by offers whose form
+    the source does not state; then, as a fallback, by whole bare-metal machines.
+
+    A **bare-metal** need (training on several cards over NVLink) is served by bare-metal offers
+    and by VMs that hold a whole server (``whole_server_cards`` cards or more: the VM's cards are
+    the server's, joined by its NVLink); then, as a fallback, by whole-server offers of unstated
+    form. Offers whose GPU variant the source leaves unstated never serve it (a PCIe card has no
+    NVLink fabric). The pages say when a fallback priced an option.
     """
     mine = [o for o in offers if o.gpu == gpu_id]
-    for form in (delivery, Delivery.unspecified):
-        found = [o for o in mine if o.delivery is form]
+    if delivery is Delivery.bare_metal:
+        linked = [o for o in mine if not o.variant_unstated]
+        whole = [o for o in linked if o.cards >= whole_server_cards]
+        tiers = [
+            [o for o in linked if o.delivery is Delivery.bare_metal or (o.delivery is Delivery.vm and o in whole)],
+            [o for o in whole if o.delivery is Delivery.unspecified],
+        ]
+    else:
+        tiers = [
+            [o for o in mine if o.delivery in (Delivery.container, Delivery.vm)],
+            [o for o in mine if o.delivery is Delivery.unspecified],
+            [o for o in mine if o.delivery is Delivery.bare_metal],
+        ]
+    for i, found in enumerate(tiers):
         if found:
-            return found, form is not delivery
-    if delivery is Delivery.container:
-        return [o for o in mine if o.delivery is Delivery.bare_metal], True
+            return found, i > 0
     return [], True
 
 
-def cheapest(offers: list[Offer], cards: int, usage: Usage, rules: CostRules) -> MonthlyCost | None:
+def ranked_costs(offers: list[Offer], cards: int, usage: Usage, pricing: Pricing) -> list[MonthlyCost]:
+    """Every offer's month for this use, cheapest first (ties broken by offer id)."""
+    costs = [monthly_cost(o, cards, usage, pricing) for o in offers]
+    return sorted(costs, key=lambda c: (round(c.total, 6), c.offer_id))
+
+
+def cheapest(offers: list[Offer], cards: int, usage: Usage, pricing: Pricing) -> MonthlyCost | None:
     """The offer with the lowest monthly total for this use (ties broken by offer id)."""
-    costs = [monthly_cost(o, cards, usage, rules) for o in offers]
-    return min(costs, key=lambda c: (round(c.total, 6), c.offer_id), default=None)
+    ranked = ranked_costs(offers, cards, usage, pricing)
+    return ranked[0] if ranked else None

@@ -10,6 +10,7 @@ finish the job, everything else by the monthly total.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -35,6 +36,16 @@ class Constraints:
     require_cuda: bool = False
     budget_cny_month: float | None = None
     job_tokens_b: float | None = None
+    pricing: costs.Pricing | None = None  # the catalogue's pricing, shared by every option (built if None)
+
+
+@dataclass(frozen=True)
+class RunnerUp:
+    """Another provider's cheapest offer for the same GPU, cards and delivery form, priced the same way."""
+
+    offer: Offer
+    monthly: costs.MonthlyCost
+    job_cost_cny: float | None  # training jobs: rent to finish the reference job
 
 
 @dataclass
@@ -49,6 +60,7 @@ class Option:
     offer: Offer | None = None
     offer_is_fallback: bool = False
     monthly: costs.MonthlyCost | None = None
+    runner_ups: list[RunnerUp] = field(default_factory=list)  # other providers, cheapest first
     job_hours: float | None = None
     job_cost_cny: float | None = None
     decode_tokens_per_s: float | None = None
@@ -112,18 +124,25 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         # The delivery rule's premise: multi-card training needs a scale-up link.
         opt.excluded = f"{cards} 卡训练需要 NVLink 等卡间互联，这张卡之间只有 PCIe"
         return opt
-    offers, fallback = costs.matching_offers(cat.offers, gpu.id, delivery)
-    monthly = costs.cheapest(offers, cards, c.usage, rules.cost)
-    if monthly is None:
-        opt.excluded = "数据中还没有这张卡的" + ("裸金属" if delivery is Delivery.bare_metal else "容器") + "报价"
+    # Only current offers in a pickable billing tier rank or price anything (rules.prices).
+    offers, fallback = costs.matching_offers(
+        cat.pickable_offers, gpu.id, delivery, cards, rules.delivery.vm_whole_server_cards
+    )
+    pricing = c.pricing or costs.pricing_of(cat)
+    ranked = costs.ranked_costs(offers, cards, c.usage, pricing)
+    if not ranked:
+        opt.excluded = _no_offer_reason(cat, gpu, delivery)
         return opt
-    offer = next(o for o in offers if o.id == monthly.offer_id)
+    by_id = {o.id: o for o in offers}
+    monthly = ranked[0]
+    offer = by_id[monthly.offer_id]
     opt.offer, opt.offer_is_fallback, opt.monthly = offer, fallback, monthly
-    # Containers lose a little speed to virtualization (rules.delivery); bare metal none.
-    keep = 1 - rules.delivery.container_virtualization_loss if delivery is Delivery.container else 1.0
+    # Containers and VMs lose a little speed to virtualization (rules.delivery); bare metal none.
+    keep = 1.0 if offer.delivery is Delivery.bare_metal else 1 - rules.delivery.container_virtualization_loss
     if sizing.job_hours is not None:
         opt.job_hours = sizing.job_hours / keep
-        opt.job_cost_cny = costs.job_cost_cny(offer, cards, opt.job_hours, rules.cost)
+        opt.job_cost_cny = costs.job_cost_cny(offer, cards, opt.job_hours, pricing)
+    opt.runner_ups = _runner_ups(ranked[1:], by_id, offer.provider, cards, sizing.job_hours, rules, pricing)
     if sizing.decode_tokens_per_s is not None:
         opt.decode_tokens_per_s = sizing.decode_tokens_per_s * keep
         hourly = monthly.gpu_rent / max(monthly.hours_used, 1e-9)
@@ -131,6 +150,46 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     if c.budget_cny_month is not None and monthly.total > c.budget_cny_month:
         opt.excluded = f"月成本 {cny(monthly.total)} 超出预算 {cny(c.budget_cny_month)}"
     return opt
+
+
+def _no_offer_reason(cat: Catalogue, gpu: Gpu, delivery: Delivery) -> str:
+    """Why no offer prices this option: none at all, only history, only spot/reserved, or none in this form."""
+    form = "裸金属或整机云服务器" if delivery is Delivery.bare_metal else "容器或云服务器"
+    if not cat.offers_for(gpu.id):
+        return "数据中还没有这张卡的报价"
+    if not cat.current_for(gpu.id):
+        return f"这张卡只有 {cat.rules.prices.fresh_days} 天前的历史报价，不用于排名"
+    if not any(o.gpu == gpu.id for o in cat.pickable_offers):
+        return "这张卡只有抢占式或长期合约报价，不用于排名"
+    return f"数据中还没有这张卡的{form}当前报价"
+
+
+def _runner_ups(
+    rest: list[costs.MonthlyCost],
+    by_id: dict[str, Offer],
+    pick_provider: str,
+    cards: int,
+    job_hours: float | None,
+    rules: Rules,
+    pricing: costs.Pricing,
+) -> list[RunnerUp]:
+    """The cheapest offer of each other provider (same matching offers), cheapest first, at most
+    ``rules.prices.runner_ups``. Ordered by the monthly total like the pick."""
+    seen = {pick_provider}
+    out: list[RunnerUp] = []
+    for m in rest:
+        if len(out) >= rules.prices.runner_ups:
+            break
+        offer = by_id[m.offer_id]
+        if offer.provider in seen:
+            continue
+        seen.add(offer.provider)
+        job = None
+        if job_hours is not None:
+            keep = 1.0 if offer.delivery is Delivery.bare_metal else 1 - rules.delivery.container_virtualization_loss
+            job = costs.job_cost_cny(offer, cards, job_hours / keep, pricing)
+        out.append(RunnerUp(offer, m, job))
+    return out
 
 
 def links_cards(gpu: Gpu, cards: int) -> bool:
@@ -147,6 +206,8 @@ def links_cards(gpu: Gpu, cards: int) -> bool:
 def recommend(cat: Catalogue, sizing_for: SizingFor, workload: Workload, c: Constraints) -> Recommendation:
     """Rank every GPU in the catalogue for this workload."""
     training_job = workload is not Workload.inference and c.job_tokens_b is not None
+    if c.pricing is None:
+        c = dataclasses.replace(c, pricing=costs.pricing_of(cat))
     options = [evaluate_gpu(g, sizing_for, cat, workload, c) for g in cat.gpus.values()]
     options.sort(key=lambda o: (*o.sort_key(training_job), o.gpu.id))
     for o in options:
@@ -194,10 +255,19 @@ def editor_disagreement(scenario: Scenario, rec: Recommendation) -> str | None:
 
 
 def fallback_note(offer: Offer) -> str:
-    """Why an option is priced with an offer of another delivery form."""
+    """Why an option is priced with an offer of another delivery form (a fallback tier)."""
     if offer.delivery is Delivery.unspecified:
-        return "没有对应交付形式的报价，按未注明交付形式的行情价估算"
-    return f"没有容器报价，按裸金属整机（{offer.cards} 卡）报价估算"
+        return "没有对应交付形式的报价，按来源未注明交付形式的报价计算"
+    return f"没有容器或云服务器报价，按裸金属整机（{offer.cards} 卡）报价计算"
+
+
+def form_note(offer: Offer, delivery: Delivery) -> str | None:
+    """How an offer of another (first-tier) form serves the delivery the rules chose, or None."""
+    if offer.delivery is Delivery.vm and delivery is Delivery.container:
+        return "按云服务器报价计算：GPU 云服务器能跑容器能跑的一切，只是启动稍慢"
+    if offer.delivery is Delivery.vm and delivery is Delivery.bare_metal:
+        return f"按 {offer.cards} 卡整机云服务器报价计算：整台服务器的卡都在这台云服务器里，卡间 NVLink 与裸金属相同"
+    return None
 
 
 def _reasons(o: Option, training_job: bool) -> list[str]:
@@ -216,6 +286,8 @@ def _reasons(o: Option, training_job: bool) -> list[str]:
         out.append(f"解码约 {o.decode_tokens_per_s:,.0f} token/s，每百万输出 token 约 {cny(o.cost_per_mtok_cny, 2)}")
     if o.offer_is_fallback and o.offer is not None:
         out.append(fallback_note(o.offer))
+    elif o.offer is not None and (note := form_note(o.offer, o.delivery)) is not None:
+        out.append(note)
     if o.excluded:
         out.append(o.excluded)
     return out

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from generator.data.catalogue import Catalogue
-from generator.engine.cost import card_month_cny
+from generator.engine.cost import card_month_cny, pricing_of
 from generator.pages import svg
 from generator.pages.svg import Attrs, Box, Scale, el, esc, fit, n, standalone, text, text_width
 
@@ -270,17 +270,20 @@ def ladder_bars(frame: pd.DataFrame) -> list[Bar]:
 
 def price_points(frame: pd.DataFrame, cat: Catalogue) -> list[Point]:
     """Per GPU (ladder order) and kind, the lowest card-month price: current, promotional, and
-    history (seen more than ``rules.prices.fresh_days`` before the newest price)."""
+    history (seen more than ``rules.prices.fresh_days`` before the newest price, or replaced by a newer one);
+    billing tiers that may rank a recommendation only (``rules.prices.pick_billing``)."""
     if not cat.offers:
         return []
-    newest = max(o.as_of for o in cat.offers)
+    pricing = pricing_of(cat)
     points = []
     for _, r in frame.iterrows():
         lows: dict[str, float] = {}
         for o in cat.offers_for(str(r["id"])):
-            old = (newest - o.as_of).days > cat.rules.prices.fresh_days
+            if o.billing not in cat.rules.prices.pick_billing:
+                continue  # spot and reserved prices never rank anything (rules.prices.pick_billing)
+            old = not cat.is_current(o)  # older than the freshness window, or replaced by a newer price
             kind = "history" if old else "promo" if o.promo else "current"
-            price = card_month_cny(o, cat.rules.cost, o.price_low_cny or o.price_cny)
+            price = card_month_cny(o, pricing, o.ends[0])
             lows[kind] = min(price, lows.get(kind, price))
         x = float(r["tensor_tflops"])
         points += [Point(str(r["name"]), x, lows[k], str(r["vendor"]), k) for k in KINDS if k in lows]

@@ -11,13 +11,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from generator.data.records import Edition, Gpu, OpenModel, Pitfall, Scenario
+from generator.data.records import Edition, FxRate, Gpu, OpenModel, Pitfall, Scenario
 from generator.data.rules import CostRules, ModelPageWorkload
 from generator.engine.cost import Usage
 from generator.engine.recommend import Option, Recommendation
 from generator.engine.request import Request
-from generator.pages.rows import LadderRow, OfferRow, PriceRange, ScenarioRow
+from generator.pages.rows import LadderRow, OfferRow, ScenarioRow
 from generator.results.comparisons import Comparison, JobRow
+from generator.results.market import PriceSeries, ProviderSummary, Spread
 from generator.results.model_pages import ModelPage
 
 #: (figure name, label, digits) of one spec table row
@@ -36,6 +37,15 @@ class SiteContext:
     figure_names: Mapping[str, str]
     delivery_enum: Mapping[str, Any]
     fallback_note: Callable[..., str]
+    form_note: Callable[..., str | None]
+    billing_names: Mapping[str, str]
+    provider_names: Mapping[str, str]  # provider id -> display name
+    market_names: Mapping[str, str]
+    provider_kind_names: Mapping[str, str]
+    currency_names: Mapping[str, str]
+    fresh_days: int  # rules.prices.fresh_days: the freshness window pages name
+    month_hours: float  # rules.cost.hours_per_month: a card-month
+    pick_billing: list[str]  # billing tiers that rank a recommendation, as names
 
 
 @dataclass(frozen=True)
@@ -45,13 +55,14 @@ class HomeContext:
     model_count: int
     compare_count: int
     pitfall_count: int
+    provider_count: int  # providers with a current offer
+    offer_count: int  # current offers
 
 
 @dataclass(frozen=True)
 class LadderContext:
     ladder: list[LadderRow]
     hours_per_month: float
-    fresh_days: int
     charts: Mapping[str, str]  # inline <svg> of each chart (generator.pages.charts.inline_charts)
 
 
@@ -79,9 +90,10 @@ class PitfallsContext:
 @dataclass(frozen=True)
 class DeliveryContext:
     scenario_rows: list[ScenarioRow]
-    offer_rows: list[OfferRow]
+    offer_rows: list[OfferRow]  # current multi-card offers
     virtualization_loss: float
     min_training_cards: int
+    whole_server_cards: int  # a VM with this many cards serves multi-card training
 
 
 @dataclass(frozen=True)
@@ -95,6 +107,7 @@ class SourcesContext:
     offer_rows: list[OfferRow]
     models: list[OpenModel]
     cost_rules: CostRules
+    rates: list[FxRate]
 
 
 @dataclass(frozen=True)
@@ -148,8 +161,11 @@ class ScenarioOption:
 class GpuContext:
     gpu: Gpu
     row: LadderRow
-    offers: list[OfferRow]
-    ranges: list[PriceRange]
+    offers: list[OfferRow]  # current offers, cheapest per card-hour first
+    history: list[OfferRow]  # offers older than the freshness window, newest first
+    spreads: list[Spread]  # per delivery form, current offers in pickable tiers
+    series: list[PriceSeries]  # how providers' prices for this GPU moved (replaces-chains)
+    no_offer_reason: str | None  # why no current price ranks this GPU, when none does
     scenario_options: list[ScenarioOption]
     gpu_count: int
     spec_rows: list[SpecRow]
@@ -160,6 +176,37 @@ class GpuContext:
     comparisons: list[Comparison]
     pitfalls: list[Pitfall]
     links_cards: Callable[[Gpu, int], bool]
+
+
+@dataclass(frozen=True)
+class ExtraRow:
+    """A provider's charge besides the card, as quoted."""
+
+    item: str  # Chinese name
+    price_label: str  # '¥0.01/GB·天'
+    as_of: str
+    source: str
+    note: str | None
+
+
+@dataclass(frozen=True)
+class ProviderContext:
+    summary: ProviderSummary
+    offers: list[OfferRow]  # current offers, by GPU (ladder order) then card-hour price
+    history: list[OfferRow]
+    extras: list[ExtraRow]
+    gpu_rows: list[tuple[LadderRow, OfferRow]]  # per GPU: its ladder row and this provider's cheapest offer
+    # (in a pickable billing tier when it has one)
+    cost_rules: CostRules  # the assumed extras used when a provider publishes none
+
+
+@dataclass(frozen=True)
+class ProvidersIndexContext:
+    summaries: list[ProviderSummary]
+    cheapest: Mapping[
+        str, OfferRow | None
+    ]  # provider id -> its cheapest current offer per card-hour (pickable tier first)
+    gpu_names: Mapping[str, str]
 
 
 @dataclass(frozen=True)

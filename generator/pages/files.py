@@ -10,10 +10,20 @@ from pathlib import Path
 
 from generator.data.catalogue import Catalogue
 from generator.data.records import Delivery
-from generator.engine.recommend import fallback_note
+from generator.engine.recommend import fallback_note, form_note
 from generator.pages import charts, open_data
 from generator.pages.contexts import SiteContext
-from generator.pages.names import DELIVERY_NAMES, FIGURE_NAMES, FORM_NAMES, SITE_NAME, WORKLOAD_NAMES
+from generator.pages.names import (
+    BILLING_NAMES,
+    CURRENCY_NAMES,
+    DELIVERY_NAMES,
+    FIGURE_NAMES,
+    FORM_NAMES,
+    MARKET_NAMES,
+    PROVIDER_KIND_NAMES,
+    SITE_NAME,
+    WORKLOAD_NAMES,
+)
 from generator.pages.plan import plan_pages
 from generator.pages.render import MARKER, context_fields, environment, render_page
 from generator.results.evaluate import Results
@@ -29,6 +39,15 @@ def site_context(cat: Catalogue) -> SiteContext:
         figure_names=FIGURE_NAMES,
         delivery_enum={d.value: d for d in Delivery},
         fallback_note=fallback_note,
+        form_note=form_note,
+        billing_names=BILLING_NAMES,
+        provider_names={p.id: p.name for p in cat.providers.values()},
+        market_names=MARKET_NAMES,
+        provider_kind_names=PROVIDER_KIND_NAMES,
+        currency_names=CURRENCY_NAMES,
+        fresh_days=cat.rules.prices.fresh_days,
+        month_hours=cat.rules.cost.hours_per_month,
+        pick_billing=[BILLING_NAMES[b.value] for b in cat.rules.prices.pick_billing],
     )
 
 
@@ -46,5 +65,7 @@ def generated_files(cat: Catalogue, results: Results, templates: Path, site_url:
     files["data/gpus.json"] = open_data.gpus_json(cat)
     files["data/gpus.csv"] = open_data.gpus_csv(cat)
     files["data/offers.csv"] = open_data.offers_csv(cat)
+    files["data/offers.json"] = open_data.offers_json(cat)
+    files["data/providers.json"] = open_data.providers_json(cat)
     files["robots.txt"] = f"# {MARKER}\nUser-agent: *\nAllow: /\nSitemap: {site_url.rstrip('/')}/sitemap.xml\n".encode()
     return files

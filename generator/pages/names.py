@@ -6,7 +6,19 @@ from generator.data.records import GpuFigure
 
 SITE_NAME = "GPU 算力租赁选型指南"
 
-DELIVERY_NAMES = {"container": "容器实例", "bare_metal": "裸金属", "unspecified": "未注明"}
+DELIVERY_NAMES = {"container": "容器实例", "vm": "云服务器", "bare_metal": "裸金属", "unspecified": "未注明"}
+BILLING_NAMES = {"on_demand": "按量", "daily": "按天", "monthly": "包月", "spot": "抢占式", "reserved": "长期合约"}
+CURRENCY_SIGNS = {"CNY": "¥", "USD": "$"}
+CURRENCY_NAMES = {"CNY": "人民币", "USD": "美元"}
+MARKET_NAMES = {"cn": "国内", "intl": "海外"}
+PROVIDER_KIND_NAMES = {
+    "marketplace": "算力市场",
+    "cloud": "云厂商",
+    "bare_metal": "裸金属租赁",
+    "market_survey": "行情报道",
+}
+EXTRA_ITEM_NAMES = {"disk": "存储", "egress": "出站流量", "public_ip": "公网 IP", "other": "其他"}
+EXTRA_UNIT_NAMES = {"gb_day": "GB·天", "gb_month": "GB·月", "gb": "GB", "month": "月", "hour": "小时"}
 WORKLOAD_NAMES = {
     "inference": "推理",
     "lora": "LoRA 微调",
@@ -15,7 +27,7 @@ WORKLOAD_NAMES = {
     "pretrain": "预训练",
 }
 FORM_NAMES = {"sxm": "SXM 模组", "pcie": "PCIe 插卡", "oam": "OAM 模组", "nvl": "NVL 双卡桥接 PCIe 卡"}
-UNIT_NAMES = {"hour": "时", "day": "天", "month": "月"}
+UNIT_NAMES = {"hour": "时", "day": "天", "month": "月", "year": "年"}
 FIGURE_NAMES = {
     GpuFigure.memory_gb.value: "显存 (GB)",
     GpuFigure.memory_type.value: "显存类型",

@@ -1,4 +1,10 @@
-"""Open data files under ``docs/data/``: the GPU specs and the offers as JSON and CSV."""
+"""Open data files under ``docs/data/``: the GPU specs, the offers and the providers as JSON and CSV.
+
+Offers carry every field of ``data/offers.yaml`` plus what the site computed from them:
+``card_hour_cny`` and ``card_month_cny`` (yuan per card-hour and per card-month; a range
+counts with its middle), the exchange rate used (``fx_cny_per_unit``, ``fx_as_of``) and
+whether the offer is current or history in this edition.
+"""
 
 from __future__ import annotations
 
@@ -64,18 +70,57 @@ def gpus_csv(cat: Catalogue) -> bytes:
     return _csv(pd.DataFrame(rows, columns=GPU_COLUMNS))
 
 
-def offers_csv(cat: Catalogue) -> bytes:
-    rules = cat.rules.cost
+#: Columns of docs/data/offers.csv and the keys of offers.json, in order.
+OFFER_COLUMNS = [
+    "id", "provider", "provider_name", "gpu", "cards", "per", "delivery", "billing", "unit",
+    "price", "price_low", "price_high", "currency", "card_hour_cny", "card_month_cny", "fx_cny_per_unit", "fx_as_of",
+    "vcpu", "ram_gb", "disk_gb", "region", "as_of", "status", "promo", "variant_unstated",
+    "source", "quote", "note", "outlier_note",
+]  # fmt: skip
+
+
+def offer_records(cat: Catalogue) -> list[dict[str, Any]]:
+    """Every offer as plain JSON-ready values, in the editors' order."""
+    pricing = costs.pricing_of(cat)
     rows = []
     for o in cat.offers:
         raw = o.model_dump(mode="json")
-        raw["card_month_cny_mid"] = round(costs.card_month_cny(o, rules), 2)
+        rate = pricing.rate(o.currency, o.as_of)
+        raw.update(
+            provider_name=cat.providers[o.provider].name,
+            card_hour_cny=round(costs.card_hour_cny(o, pricing), 4),
+            card_month_cny=round(costs.card_month_cny(o, pricing), 2),
+            fx_cny_per_unit=rate.cny_per_unit if rate else None,
+            fx_as_of=rate.as_of.isoformat() if rate else None,
+            status="current" if cat.is_current(o) else "history",
+        )
+        rows.append({k: raw.get(k) for k in OFFER_COLUMNS})
+    return rows
+
+
+def offers_csv(cat: Catalogue) -> bytes:
+    # Prices keep every digit the source printed (21.957642), which _csv's 6 significant digits would cut.
+    rows = [{k: f"{v:.10g}" if isinstance(v, float) else v for k, v in r.items()} for r in offer_records(cat)]
+    return _csv(pd.DataFrame(rows, columns=OFFER_COLUMNS))
+
+
+def offers_json(cat: Catalogue) -> bytes:
+    return _json(offer_records(cat))
+
+
+def providers_json(cat: Catalogue) -> bytes:
+    """Every provider with its extras (as quoted) and the ids of its current offers."""
+    rows = []
+    for p in cat.providers.values():
+        raw = p.model_dump(mode="json")
+        raw["offers"] = [o.id for o in cat.current_offers if o.provider == p.id]
+        raw["history_offers"] = [o.id for o in cat.history_offers if o.provider == p.id]
         rows.append(raw)
-    columns = [
-        "id", "gpu", "delivery", "cards", "price_cny", "price_low_cny", "price_high_cny", "unit",
-        "card_month_cny_mid", "as_of", "provider", "promo", "source", "note",
-    ]  # fmt: skip
-    return _csv(pd.DataFrame(rows, columns=columns))
+    return _json(rows)
+
+
+def _json(rows: list[dict[str, Any]]) -> bytes:
+    return (json.dumps(rows, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
 def _csv(frame: pd.DataFrame) -> bytes:

@@ -9,18 +9,27 @@ from __future__ import annotations
 from typing import Any
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Gpu
+from generator.data.records import Billing, Gpu, Provider
+from generator.engine import cost as costs
 from generator.engine.recommend import links_cards
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
 from generator.pages.calculator import calculator_data
-from generator.pages.names import DELIVERY_NAMES, FIGURE_NAMES, WORKLOAD_NAMES
-from generator.pages.render import Page
-from generator.pages.rows import LadderRow, delivery_ranges, ladder_rows, offer_rows, scenario_rows
-from generator.pages.seo import Crumb, breadcrumb_ld, clip, faq_ld, product_ld
+from generator.pages.names import (
+    DELIVERY_NAMES,
+    EXTRA_ITEM_NAMES,
+    EXTRA_UNIT_NAMES,
+    FIGURE_NAMES,
+    PROVIDER_KIND_NAMES,
+    WORKLOAD_NAMES,
+)
+from generator.pages.render import Page, money
+from generator.pages.rows import LadderRow, OfferRow, ladder_rows, offer_rows, scenario_rows
+from generator.pages.seo import Crumb, breadcrumb_ld, clip, faq_ld, product_ld, provider_ld
 from generator.results import comparisons, model_pages
 from generator.results.evaluate import Results
+from generator.results.market import price_series
 from generator.results.scenarios import ScenarioResult
 
 #: (figure, digits) in the order GPU pages list them
@@ -35,6 +44,7 @@ GPUS: Crumb = ("GPU 详情", "gpus/index.md")
 SCENARIOS: Crumb = ("场景指南", "scenarios/index.md")
 MODELS: Crumb = ("模型显存与卡数", "models/index.md")
 COMPARE: Crumb = ("GPU 对比", "compare/index.md")
+PROVIDERS: Crumb = ("租赁平台", "providers/index.md")
 
 
 class _Planner:
@@ -96,7 +106,15 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
         "home.md.j2",
         "按工作负载选 GPU：显存、卡数、交付形式与月成本",
         _home_description(cat),
-        ctx.HomeContext(srows, n_gpus, len(models), len(pairs), n_pitfalls),
+        ctx.HomeContext(
+            srows,
+            n_gpus,
+            len(models),
+            len(pairs),
+            n_pitfalls,
+            len({o.provider for o in cat.current_offers}),
+            len(cat.current_offers),
+        ),
         everything,
     )
     pl.add(
@@ -107,7 +125,6 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
         ctx.LadderContext(
             ladder,
             cat.rules.cost.hours_per_month,
-            cat.rules.prices.fresh_days,
             charts.inline_charts(results.ladder, cat),
         ),
         specs_prices,
@@ -136,9 +153,10 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
         "容器实例与裸金属的隔离、互联、计费差异，以及按卡数和任务类型选择交付形式的规则。",
         ctx.DeliveryContext(
             srows,
-            offer_rows(cat, cat.offers),
+            offer_rows(cat, [o for o in cat.current_offers if o.cards > 1]),
             cat.rules.delivery.container_virtualization_loss,
             cat.rules.delivery.bare_metal_min_training_cards,
+            cat.rules.delivery.vm_whole_server_cards,
         ),
         everything,
     )
@@ -156,7 +174,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
         "数据来源",
         "本站每个规格数字和价格的来源链接与日期，以及成本计算的假设。",
         ctx.SourcesContext(
-            list(cat.gpus.values()), offer_rows(cat, cat.offers), list(cat.models.values()), cat.rules.cost
+            list(cat.gpus.values()), offer_rows(cat, cat.offers), list(cat.models.values()), cat.rules.cost, cat.fx
         ),
         everything,
     )
@@ -210,20 +228,54 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
 
     gpu_pitfalls = {g: [p for p in cat.pitfalls if g in p.gpus] for g in cat.gpus}
     spec_rows = [(n, FIGURE_NAMES[n], d) for n, d in SPEC_ROWS]
+    pricing = costs.pricing_of(cat)
+    sellers = {p.id: p.name for p in cat.providers.values()}
+    gpu_inputs = ("data/gpus.yaml", "data/offers.yaml", "data/providers.yaml", "data/fx.yaml",
+                  "data/models.yaml", "data/scenarios.yaml")  # fmt: skip
     for row in ladder:
         gpu = row.gpu
-        offers = cat.offers_for(gpu.id)
-        lastmod = max((o.as_of for o in offers), default=cat.as_of).isoformat()
+        current, history = cat.current_for(gpu.id), cat.history_for(gpu.id)
+        lastmod = max((o.as_of for o in current + history), default=cat.as_of).isoformat()
+        current_rows = sorted(offer_rows(cat, current, pricing), key=lambda r: (r.card_hour, r.offer.id))
+        history_rows = sorted(
+            offer_rows(cat, history, pricing), key=lambda r: (r.offer.as_of, r.offer.id), reverse=True
+        )
+        pickable = [o for o in cat.pickable_offers if o.gpu == gpu.id]
         pl.add(f"gpus/{gpu.id}.md", "gpu.md.j2", f"{gpu.name} 规格与租赁价格", _gpu_description(gpu, row),
-               ctx.GpuContext(gpu=gpu, row=row, offers=offer_rows(cat, offers), ranges=delivery_ranges(cat, offers),
+               ctx.GpuContext(gpu=gpu, row=row, offers=current_rows, history=history_rows,
+                              spreads=results.spreads[gpu.id], series=price_series(cat, gpu.id, pricing),
+                              no_offer_reason=None if pickable else _no_price_reason(cat, gpu),
                               scenario_options=_scenario_options(results.scenarios, gpu), gpu_count=n_gpus,
                               spec_rows=spec_rows, field_sources={k.value: v for k, v in gpu.field_sources.items()},
                               fits=results.fits[gpu.id], fit_counts=cat.rules.pages.fit_card_counts,
                               fit_spec=cat.rules.pages.model_pages.inference,
                               comparisons=comparisons.comparisons_for(pairs, gpu.id), pitfalls=gpu_pitfalls[gpu.id],
                               links_cards=links_cards),
-               ("data/gpus.yaml", "data/offers.yaml", "data/models.yaml", "data/scenarios.yaml"),
-               trail=(GPUS,), extra_ld=(product_ld(gpu, offers, cat.rules.cost, site_url),), lastmod=lastmod)  # fmt: skip
+               gpu_inputs, trail=(GPUS,), extra_ld=(product_ld(gpu, pickable, pricing, site_url, sellers),),
+               lastmod=lastmod)  # fmt: skip
+
+    provider_inputs = ("data/providers.yaml", "data/offers.yaml", "data/fx.yaml", "data/gpus.yaml")
+    tiers = set(cat.rules.prices.pick_billing)
+    cheapest: dict[str, OfferRow | None] = {}
+    gpu_names = {g.id: g.name for g in cat.gpus.values()}
+    for summary in results.providers:
+        prov = summary.provider
+        rows = offer_rows(cat, summary.current, pricing)
+        rows.sort(key=lambda r: (by_id[r.gpu.id].rank, r.card_hour, r.offer.id))
+        history_rows = sorted(offer_rows(cat, summary.history, pricing), key=lambda r: (r.offer.as_of, r.offer.id),
+                              reverse=True)  # fmt: skip
+        cheapest[prov.id] = _lowest(rows, tiers)
+        gpu_rows = [(by_id[gid], _lowest([r for r in rows if r.gpu.id == gid], tiers)) for gid in
+                    dict.fromkeys(r.gpu.id for r in rows)]  # fmt: skip
+        lastmod = max((o.as_of for o in summary.current + summary.history), default=cat.as_of).isoformat()
+        pl.add(f"providers/{prov.id}.md", "provider.md.j2", f"{prov.name} GPU 租赁价格", _provider_description(prov, gpu_rows),
+               ctx.ProviderContext(summary, rows, history_rows, _extra_rows(prov), gpu_rows, cat.rules.cost),
+               provider_inputs, trail=(PROVIDERS,),
+               extra_ld=(provider_ld(prov, summary.current, gpu_names, pricing, site_url),), lastmod=lastmod)  # fmt: skip
+    n_providers = len(cat.providers)
+    pl.add("providers/index.md", "providers_index.md.j2", "GPU 租赁平台与报价",
+           f"{n_providers} 家国内外 GPU 租赁平台、云厂商和行情来源：各家的卡型、计费方式、交付形式和每卡价格。",
+           ctx.ProvidersIndexContext(results.providers, cheapest, gpu_names), provider_inputs)  # fmt: skip
 
     for mp in models:
         title = f"{mp.model.name} {WORKLOAD_NAMES[mp.workload.value]}需要多少显存、几张卡"
@@ -236,10 +288,50 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
         jobs = comparisons.job_rows(cat, results.scenarios, pair)
         text = comparisons.verdict(pair, jobs, hour_price)
         question = f"{pair.a.name} 和 {pair.b.name} 哪个划算？"
+        if pair.queries:  # the words people search with come first in the description
+            question = f"{pair.queries[0]}？{question}"
         pl.add(f"compare/{pair.slug}.md", "compare.md.j2", f"{pair.a.name} 对比 {pair.b.name}", f"{question}{text}",
                ctx.CompareContext(pair, jobs, text, (by_id[pair.a.id], by_id[pair.b.id]), spec_rows),
                specs_prices + ("data/scenarios.yaml",), trail=(COMPARE,), extra_ld=(faq_ld([(question, text)]),))  # fmt: skip
     return pl.pages
+
+
+def _no_price_reason(cat: Catalogue, gpu: Gpu) -> str:
+    """Why a GPU page has no price that ranks anything (pages say so instead of empty tables)."""
+    if not cat.offers_for(gpu.id):
+        return "数据中还没有这张卡的报价：本站收录的平台和行情来源里都没有找到带日期、可引用的价格。"
+    if not cat.current_for(gpu.id):
+        return (f"这张卡只有 {cat.rules.prices.fresh_days} 天以前的历史报价，已过时效，"
+                "不用于排名和成本计算，见下方历史报价。")  # fmt: skip
+    return "这张卡当前只有抢占式或长期合约报价：它们列在下表，但不用于排名和成本计算。"
+
+
+def _lowest(rows: list[OfferRow], tiers: set[Billing]) -> Any:
+    """The cheapest row per card-hour among those in a pickable billing tier, else among all; None if none."""
+    pool = [r for r in rows if r.offer.billing in tiers] or rows
+    return min(pool, key=lambda r: (r.card_hour, r.offer.id), default=None)
+
+
+def _provider_description(prov: Provider, gpu_rows: list[tuple[LadderRow, OfferRow]]) -> str:
+    if not gpu_rows:
+        return f"{prov.name}（{PROVIDER_KIND_NAMES[prov.kind.value]}）的 GPU 租赁报价：本期没有当前报价。"
+    names = "、".join(f"{row.name} {r.card_hour_range}/卡·时" for row, r in gpu_rows[:3])
+    return f"{prov.name} GPU 租赁价格：{names}等 {len(gpu_rows)} 款卡的报价、计费方式和附加费用。"
+
+
+def _extra_rows(prov: Provider) -> list[ctx.ExtraRow]:
+    return [
+        ctx.ExtraRow(
+            item=EXTRA_ITEM_NAMES[x.item.value],
+            price_label="免费"
+            if x.price == 0
+            else f"{money(x.price, x.currency.value, 2 if x.price < 100 else 0)}/{EXTRA_UNIT_NAMES[x.unit.value]}",
+            as_of=x.as_of.isoformat(),
+            source=str(x.source),
+            note=x.note,
+        )
+        for x in prov.extras
+    ]
 
 
 def _home_description(cat: Catalogue) -> str:

@@ -19,7 +19,7 @@ import jinja2
 from generator.data.records import Offer
 from generator.formats import cny, cny_range, gib, num, pct
 from generator.pages import escape
-from generator.pages.names import UNIT_NAMES
+from generator.pages.names import CURRENCY_SIGNS, UNIT_NAMES
 
 #: Present in every generated text file, near the top; a file without it is hand-written.
 MARKER = "gpu-guide: generated file, do not edit"
@@ -91,10 +91,28 @@ def render_page(env: jinja2.Environment, page: Page, common: Mapping[str, Any]) 
     return (head + body.rstrip() + "\n").encode("utf-8")
 
 
+def money(value: float, currency: str, digits: int = 0) -> str:
+    """'¥1,341', '$2.69'."""
+    return CURRENCY_SIGNS[currency] + cny(value, digits)[1:]
+
+
 def price_label(offer: Offer) -> str:
-    """'¥1.96/时' or '¥6,000–9,000/月'."""
+    """The price as quoted: '¥1.96/时', '¥6,000–9,000/月', '$3.99/卡·时' (per card of the instance)."""
     unit = UNIT_NAMES[offer.unit.value]
-    digits = 2 if offer.unit.value == "hour" else 0
-    if offer.price_cny is not None:
-        return f"{cny(offer.price_cny, digits)}/{unit}"
-    return f"{cny_range(offer.price_low_cny, offer.price_high_cny, digits)}/{unit}"  # type: ignore[arg-type]
+    per = "卡·" if offer.per.value == "card" else ""
+    digits = 2 if offer.unit.value in ("hour", "day") or offer.price_mid < 100 else 0
+    sign = CURRENCY_SIGNS[offer.currency.value]
+    if offer.price is not None:
+        text = f"{offer.price:,.{_digits(offer.price, digits)}f}"
+    else:
+        low, high = offer.ends
+        text = cny_range(low, high, digits)[1:]
+    return f"{sign}{text}/{per}{unit}"
+
+
+def _digits(value: float, digits: int) -> int:
+    """Keep the digits a source printed (1.9633 stays 1.9633 at up to 4 places)."""
+    for d in range(digits, 5):
+        if abs(round(value, d) - value) < 1e-9:
+            return d
+    return 4

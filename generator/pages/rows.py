@@ -12,10 +12,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Delivery, Gpu, Offer, OpenModel, Scenario
+from generator.data.records import FxRate, Gpu, Offer, OpenModel, Provider, Scenario
 from generator.engine import cost as costs
 from generator.engine.recommend import Recommendation
-from generator.formats import cny_range, num
+from generator.formats import cny, cny_range, num
 from generator.pages.render import price_label
 from generator.results.scenarios import ScenarioResult
 
@@ -85,52 +85,74 @@ def ladder_rows(cat: Catalogue, frame: pd.DataFrame) -> list[LadderRow]:
 
 @dataclass(frozen=True)
 class OfferRow:
-    """One price as quoted, with its per-card-month equivalent."""
+    """One price as quoted, with its yuan per card-hour and card-month and what made them."""
 
     offer: Offer
     gpu: Gpu
-    price_label: str
-    card_month: float
+    provider: Provider
+    price_label: str  # as quoted: '$3.99/卡·时'
+    card_hour: float  # yuan per card-hour (mid of a range)
+    card_month: float  # yuan per card-month
+    rate: FxRate | None  # the exchange rate used; None for yuan
     date_label: str
+    current: bool  # within the freshness window
+    shape: str  # 'vCPU 16 · 内存 64 GB · 盘 50 GB', or '—'
+
+    @property
+    def card_hour_range(self) -> str:
+        return self._range(self.card_hour, 2)
+
+    @property
+    def card_month_range(self) -> str:
+        return self._range(self.card_month, 0)
+
+    def _range(self, mid: float, digits: int) -> str:
+        """'¥1.96' or, for a quoted range, '¥1,800–2,700' (the range's ends, converted alike)."""
+        if self.offer.price is not None:
+            return cny(mid, digits)
+        low, high = self.offer.ends
+        return cny_range(mid * low / self.offer.price_mid, mid * high / self.offer.price_mid, digits)
 
 
-def offer_rows(cat: Catalogue, offers: list[Offer]) -> list[OfferRow]:
+def shape_label(offer: Offer) -> str:
+    """The instance's published shape, per instance."""
+    parts = []
+    if offer.vcpu is not None:
+        parts.append(f"{offer.vcpu} vCPU")
+    if offer.ram_gb is not None:
+        parts.append(f"内存 {num(offer.ram_gb, 0)} GB")
+    if offer.disk_gb is not None:
+        parts.append(f"盘 {num(offer.disk_gb, 0)} GB")
+    return " · ".join(parts) or "—"
+
+
+def offer_rows(cat: Catalogue, offers: list[Offer], pricing: costs.Pricing | None = None) -> list[OfferRow]:
+    pricing = pricing or costs.pricing_of(cat)
     return [
-        OfferRow(o, cat.gpus[o.gpu], price_label(o), costs.card_month_cny(o, cat.rules.cost), date_label(cat, o))
+        OfferRow(
+            offer=o,
+            gpu=cat.gpus[o.gpu],
+            provider=cat.providers[o.provider],
+            price_label=price_label(o),
+            card_hour=costs.card_hour_cny(o, pricing),
+            card_month=costs.card_month_cny(o, pricing),
+            rate=pricing.rate(o.currency, o.as_of),
+            date_label=date_label(cat, o),
+            current=cat.is_current(o),
+            shape=shape_label(o),
+        )
         for o in offers
     ]
 
 
 def date_label(cat: Catalogue, offer: Offer) -> str:
-    """The offer's date, marked when it is much older than the newest price in the data.
+    """The offer's date, marked when it is older than the freshness window.
 
     Measured against the data's edition date, not today, so the same data always builds
     the same page; ``gpu-guide check`` judges age against the date it is given.
     """
     lag = (cat.as_of - offer.as_of).days
-    return (
-        f"{offer.as_of}（比本期最新报价早 {lag} 天）" if lag > cat.rules.prices.fresh_days else offer.as_of.isoformat()
-    )
-
-
-@dataclass(frozen=True)
-class PriceRange:
-    """Lowest and highest price per card-month of one delivery form, and how many offers."""
-
-    delivery: str
-    low: float
-    high: float
-    count: int
-
-
-def delivery_ranges(cat: Catalogue, offers: list[Offer]) -> list[PriceRange]:
-    out = []
-    for d in Delivery:
-        mine = [o for o in offers if o.delivery is d]
-        span = costs.card_month_range(mine, cat.rules.cost)
-        if span is not None:
-            out.append(PriceRange(d.value, span[0], span[1], len(mine)))
-    return out
+    return f"{offer.as_of}（比本期最新报价早 {lag} 天）" if not cat.is_current(offer) else offer.as_of.isoformat()
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 
 Which pairs get a page (:func:`comparison_pairs`): GPUs at most
 ``rules.pages.compare_max_rank_gap`` places apart on the ladder (the cards people weigh
-against each other), plus, for every scenario, its computed pick against each of its
-alternatives. With 17 GPUs that is a few dozen pages, not 136.
+against each other); for every scenario, its computed pick against each of its
+alternatives; and the pairs people search for, listed with their search phrase in
+``data/comparisons.yaml``. With 33 GPUs that is a few dozen pages, not 528.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class Comparison:
     a: Gpu  # the better-ranked of the two
     b: Gpu
     reasons: tuple[str, ...]  # why this pair has a page
+    queries: tuple[str, ...] = ()  # what people search for this pair (comparisons.yaml)
 
     @property
     def slug(self) -> str:
@@ -51,7 +53,14 @@ def comparison_pairs(
             continue
         for alt in r.rec.alternatives:
             add(pick.gpu.id, alt.gpu.id, f"「{r.scenario.title}」的推荐与备选")
-    pairs = [Comparison(cat.gpus[a], cat.gpus[b], tuple(reasons)) for (a, b), reasons in why.items()]
+    queries: dict[frozenset[str], list[str]] = {}
+    for s in cat.searched:
+        add(s.a, s.b, "常被一起搜索")
+        queries.setdefault(frozenset((s.a, s.b)), []).append(s.query)
+    pairs = [
+        Comparison(cat.gpus[a], cat.gpus[b], tuple(reasons), tuple(queries.get(frozenset((a, b)), ())))
+        for (a, b), reasons in why.items()
+    ]
     return sorted(pairs, key=lambda c: (rank[c.a.id], rank[c.b.id]))
 
 

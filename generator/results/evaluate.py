@@ -16,6 +16,7 @@ from generator.data.records import OpenModel
 from generator.engine.sizing import Sizer
 from generator.results.comparisons import Comparison, comparison_pairs
 from generator.results.ladder import ladder
+from generator.results.market import ProviderSummary, Spread, market_spreads, provider_summaries
 from generator.results.model_pages import ModelPage, cards_to_fit, model_pages
 from generator.results.scenarios import ScenarioResult, scenario_results
 
@@ -29,6 +30,8 @@ class Results:
     models: list[ModelPage]  # one per model and workload
     pairs: list[Comparison]  # GPU comparisons that get a page
     fits: dict[str, list[tuple[OpenModel, int | None]]]  # per GPU: cards each LLM needs (GPU pages)
+    spreads: dict[str, list[Spread]]  # per GPU: market spread per delivery form (current offers)
+    providers: list[ProviderSummary]  # per provider: its current and history offers
 
     @property
     def ranks(self) -> dict[str, int]:
@@ -47,4 +50,12 @@ def evaluate(cat: Catalogue) -> Results:
     scenarios = scenario_results(cat, sizer)
     pairs = comparison_pairs(cat, ladder_ranks(table), scenarios)
     models = model_pages(cat, sizer)
-    return Results(ladder=table, scenarios=scenarios, models=models, pairs=pairs, fits=cards_to_fit(cat, sizer))
+    return Results(
+        ladder=table,
+        scenarios=scenarios,
+        models=models,
+        pairs=pairs,
+        fits=cards_to_fit(cat, sizer),
+        spreads=market_spreads(cat),
+        providers=provider_summaries(cat),
+    )

@@ -1,9 +1,11 @@
 """Tables built from the catalogue with pandas: the ladder and the open-data files.
 
 The ladder ranks GPUs by dense 16-bit tensor TFLOPS (BF16, else FP16). Price
-columns use the cheapest per-card price among all offers of the GPU, normalised to
-a card-month of ``rules.cost.hours_per_month`` hours; "price per dense TFLOP-hour"
-divides the per-card hourly price by that TFLOPS figure.
+columns use the current offers that may price a recommendation (within
+``rules.prices.fresh_days`` of the edition date, billing tier in
+``rules.prices.pick_billing``), in yuan per card-month of ``rules.cost.hours_per_month``
+hours; "price per dense TFLOP-hour" divides the lowest per-card hourly price by that
+TFLOPS figure.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from generator.data.catalogue import Catalogue
 from generator.engine import cost as costs
 
 
-def price_summary(cat: Catalogue, gpu_id: str) -> dict[str, float | None]:
-    """Cheapest and dearest per-card-month prices over all offers, and the cheapest card-hour."""
-    span = costs.card_month_range(cat.offers_for(gpu_id), cat.rules.cost)
+def price_summary(cat: Catalogue, gpu_id: str, pricing: costs.Pricing | None = None) -> dict[str, float | None]:
+    """Cheapest and dearest per-card-month prices over the current pickable offers, and the cheapest card-hour."""
+    pricing = pricing or costs.pricing_of(cat)
+    span = costs.card_month_range([o for o in cat.pickable_offers if o.gpu == gpu_id], pricing)
     if span is None:
         return {"month_low": None, "month_high": None, "hour_low": None}
     low, high = span
@@ -26,8 +29,9 @@ def price_summary(cat: Catalogue, gpu_id: str) -> dict[str, float | None]:
 def ladder(cat: Catalogue) -> pd.DataFrame:
     """One row per GPU, best dense 16-bit TFLOPS first (ties: more memory, then id)."""
     rows = []
+    pricing = costs.pricing_of(cat)
     for gpu in cat.gpus.values():
-        prices = price_summary(cat, gpu.id)
+        prices = price_summary(cat, gpu.id, pricing)
         tflops = gpu.tensor_tflops
         hour = prices["hour_low"]
         rows.append(

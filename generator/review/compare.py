@@ -9,34 +9,42 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from generator.data.records import Offer
+from generator.data.records import Offer, PricePer
 from generator.engine import cost as costs
 from generator.engine.recommend import Recommendation
 from generator.formats import cny, cny_range
+from generator.pages.names import CURRENCY_SIGNS
 from generator.pages.open_data import GPU_COLUMNS, gpu_record
 from generator.pipeline import Generated
 
 #: GPU fields compared for "spec changes" (the open-data columns, minus the id and links).
 SPEC_FIELDS = [c for c in GPU_COLUMNS if c not in ("id", "sources")]
-UNIT_WORDS = {"hour": "hour", "day": "day", "month": "month"}
+UNIT_WORDS = {"hour": "hour", "day": "day", "month": "month", "year": "year"}
 
 
 @dataclass(frozen=True)
 class OfferRecord:
     offer: str
+    provider: str
     gpu: str
-    card_month_cny: float
-    price: str  # as quoted, per instance: '¥2.00/hour', '¥80,000–90,000/month for 8 cards'
-    price_cny: float | None
-    price_low_cny: float | None
-    price_high_cny: float | None
+    card_month_cny: float  # yuan per card-month (a range counts with its middle; foreign prices converted)
+    price: str  # as quoted: '¥2.00/hour', '$3.99/card-hour for 8 cards', '¥80,000–90,000/month for 8 cards'
+    price_value: float | None
+    price_low: float | None
+    price_high: float | None
+    currency: str
+    per: str
     unit: str
+    billing: str
     cards: int
+    as_of: str
+    current: bool  # within the freshness window and not replaced, in its edition
 
 
 @dataclass(frozen=True)
 class PriceChange:
     offer: str
+    provider: str
     gpu: str
     old: OfferRecord
     new: OfferRecord
@@ -44,10 +52,24 @@ class PriceChange:
 
 
 @dataclass(frozen=True)
+class PriceGroup:
+    """Everything that happened to one provider's prices for one GPU."""
+
+    provider: str
+    gpu: str
+    changed: list[PriceChange]
+    added: list[OfferRecord]
+    expired: list[OfferRecord]  # current in the base edition, history now (too old, or replaced)
+    removed: list[OfferRecord]
+
+
+@dataclass(frozen=True)
 class Prices:
     changed: list[PriceChange]
     added: list[OfferRecord]
+    expired: list[OfferRecord]
     removed: list[OfferRecord]
+    groups: list[PriceGroup]  # the same changes by provider, then GPU
 
 
 @dataclass(frozen=True)
@@ -143,6 +165,7 @@ class Files:
 class Counts:
     prices_changed: int
     offers_added: int
+    offers_expired: int
     offers_removed: int
     gpus_added: int
     gpus_removed: int
@@ -192,6 +215,7 @@ def compare(old: Generated, new: Generated, *, base: str, commit: str, notes: li
     counts = Counts(
         prices_changed=len(prices.changed),
         offers_added=len(prices.added),
+        offers_expired=len(prices.expired),
         offers_removed=len(prices.removed),
         gpus_added=len(gpus.added),
         gpus_removed=len(gpus.removed),
@@ -214,6 +238,7 @@ def compare(old: Generated, new: Generated, *, base: str, commit: str, notes: li
 _SUMMARY_PARTS = [
     ("prices_changed", "price changed", "prices changed"),
     ("offers_added", "offer added", "offers added"),
+    ("offers_expired", "offer expired", "offers expired"),
     ("offers_removed", "offer removed", "offers removed"),
     ("gpus_added", "GPU added", "GPUs added"),
     ("gpus_removed", "GPU removed", "GPUs removed"),
@@ -238,48 +263,78 @@ def summary_line(counts: Counts) -> str:
 
 
 def raw_price(o: Offer) -> str:
-    """'¥2.00/hour', '¥80,000–90,000/month for 8 cards' (the price as quoted, per instance)."""
-    digits = 2 if o.unit.value == "hour" else 0
-    if o.price_cny is not None:
-        text = cny(o.price_cny, digits)
+    """'¥2.00/hour', '$3.99/card-hour for 8 cards', '¥80,000–90,000/month for 8 cards' (the price as quoted)."""
+    digits = 2 if o.unit.value in ("hour", "day") else 0
+    sign = CURRENCY_SIGNS[o.currency.value]
+    if o.price is not None:
+        text = sign + cny(o.price, digits)[1:]
     else:
-        text = cny_range(o.price_low_cny or 0.0, o.price_high_cny or 0.0, digits)
-    text += f"/{UNIT_WORDS[o.unit.value]}"
+        text = sign + cny_range(o.price_low or 0.0, o.price_high or 0.0, digits)[1:]
+    per = "card-" if o.per is PricePer.card else ""
+    text += f"/{per}{UNIT_WORDS[o.unit.value]}"
     return text + (f" for {o.cards} cards" if o.cards > 1 else "")
 
 
-def _offer_record(o: Offer, gen: Generated) -> OfferRecord:
+def _offer_record(o: Offer, gen: Generated, pricing: costs.Pricing) -> OfferRecord:
     return OfferRecord(
         offer=o.id,
+        provider=o.provider,
         gpu=o.gpu,
-        card_month_cny=round(costs.card_month_cny(o, gen.catalogue.rules.cost), 2),
+        card_month_cny=round(costs.card_month_cny(o, pricing), 2),
         price=raw_price(o),
-        price_cny=o.price_cny,
-        price_low_cny=o.price_low_cny,
-        price_high_cny=o.price_high_cny,
+        price_value=o.price,
+        price_low=o.price_low,
+        price_high=o.price_high,
+        currency=o.currency.value,
+        per=o.per.value,
         unit=o.unit.value,
+        billing=o.billing.value,
         cards=o.cards,
+        as_of=o.as_of.isoformat(),
+        current=gen.catalogue.is_current(o),
     )
 
 
 def _prices(old: Generated, new: Generated) -> Prices:
     olds = {o.id: o for o in old.catalogue.offers}
     news = {o.id: o for o in new.catalogue.offers}
-    changed = []
+    op, np_ = costs.pricing_of(old.catalogue), costs.pricing_of(new.catalogue)
+    changed, expired = [], []
     for o in new.catalogue.offers:
         if o.id not in olds:
             continue
-        a, b = _offer_record(olds[o.id], old), _offer_record(o, new)
-        if (a.card_month_cny, a.price_cny, a.price_low_cny, a.price_high_cny, a.unit, a.cards) != (
-            b.card_month_cny, b.price_cny, b.price_low_cny, b.price_high_cny, b.unit, b.cards
-        ):  # fmt: skip
+        a, b = _offer_record(olds[o.id], old, op), _offer_record(o, new, np_)
+        if _quoted(a) != _quoted(b):
             pct = (b.card_month_cny - a.card_month_cny) / a.card_month_cny * 100
-            changed.append(PriceChange(o.id, o.gpu, a, b, round(pct, 1) + 0.0))
-    return Prices(
-        changed=changed,
-        added=[_offer_record(o, new) for o in new.catalogue.offers if o.id not in olds],
-        removed=[_offer_record(o, old) for o in old.catalogue.offers if o.id not in news],
-    )
+            changed.append(PriceChange(o.id, o.provider, o.gpu, a, b, round(pct, 1) + 0.0))
+        if a.current and not b.current:
+            expired.append(b)
+    added = [_offer_record(o, new, np_) for o in new.catalogue.offers if o.id not in olds]
+    removed = [_offer_record(o, old, op) for o in old.catalogue.offers if o.id not in news]
+    return Prices(changed, added, expired, removed, _groups(changed, added, expired, removed))
+
+
+def _quoted(r: OfferRecord) -> tuple[Any, ...]:
+    """What makes a price different: the yuan figure and everything that goes into it."""
+    return (r.card_month_cny, r.price_value, r.price_low, r.price_high, r.currency, r.per, r.unit, r.cards)
+
+
+def _groups(
+    changed: list[PriceChange], added: list[OfferRecord], expired: list[OfferRecord], removed: list[OfferRecord]
+) -> list[PriceGroup]:
+    """The price changes by provider, then GPU (both in alphabetical order of their ids)."""
+    keys = sorted({(c.provider, c.gpu) for c in changed} | {(r.provider, r.gpu) for r in added + expired + removed})
+    return [
+        PriceGroup(
+            provider=p,
+            gpu=g,
+            changed=[c for c in changed if (c.provider, c.gpu) == (p, g)],
+            added=[r for r in added if (r.provider, r.gpu) == (p, g)],
+            expired=[r for r in expired if (r.provider, r.gpu) == (p, g)],
+            removed=[r for r in removed if (r.provider, r.gpu) == (p, g)],
+        )
+        for p, g in keys
+    ]
 
 
 def _spec_value(value: Any) -> Any:

@@ -29,20 +29,26 @@ editions:
 """
 
 
-def change_lines(report: Report, names: dict[str, str]) -> list[str]:
-    """The report's data changes as short Chinese sentences."""
+def change_lines(report: Report, names: dict[str, str], providers: dict[str, str] | None = None) -> list[str]:
+    """The report's data changes as short Chinese sentences (``names``: GPU id -> name; ``providers``:
+    provider id -> name)."""
+    providers = providers or {}
 
     def n(gid: str | None) -> str:
         return names.get(gid or "", gid or "无")
 
     out: list[str] = []
-    for c in report.prices.changed:
-        old, new = c.old.card_month_cny, c.new.card_month_cny
-        out.append(f"{n(c.gpu)} 报价 {c.offer}：每卡每月 {cny(old)} → {cny(new)}（{c.change_pct:+.1f}%）")
-    for o in report.prices.added:
-        out.append(f"新增 {n(o.gpu)} 报价 {o.offer}：每卡每月 {cny(o.card_month_cny)}")
-    for o in report.prices.removed:
-        out.append(f"下架 {n(o.gpu)} 报价 {o.offer}")
+    for grp in report.prices.groups:  # by provider, then GPU
+        where = f"{providers.get(grp.provider, grp.provider)} {n(grp.gpu)}"
+        for c in grp.changed:
+            old, new = c.old.card_month_cny, c.new.card_month_cny
+            out.append(f"{where} 报价 {c.offer}：每卡每月 {cny(old)} → {cny(new)}（{c.change_pct:+.1f}%）")
+        for o in grp.added:
+            out.append(f"新增 {where} 报价 {o.offer}：每卡每月 {cny(o.card_month_cny)}")
+        for o in grp.expired:
+            out.append(f"{where} 报价 {o.offer} 转为历史报价（过了时效或被新报价取代）")
+        for o in grp.removed:
+            out.append(f"删除 {where} 报价 {o.offer}")
     for g in report.gpus.added:
         out.append(f"新增 GPU：{g.name}（天梯第 {g.rank} 名）")
     for r in report.gpus.removed:
@@ -81,7 +87,8 @@ def run_edition(project: Project, base: str, date: dt.date | None, title: str | 
         return 1
     gen = generate(project)  # diff_report already validated the working tree
     names = {g.id: g.name for g in gen.catalogue.gpus.values()}
-    lines = change_lines(report, names) or [f"页面更新：{report.summary}"]
+    providers = {p.id: p.name for p in gen.catalogue.providers.values()}
+    lines = change_lines(report, names, providers) or [f"页面更新：{report.summary}"]
     day = (date or gen.catalogue.as_of).isoformat()
     text = entry_yaml(day, title or f"{day} 数据更新", report.base_commit[:12], lines)
     path: Path = project.data / "editions.yaml"
