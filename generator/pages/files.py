@@ -56,12 +56,14 @@ def generated_files(cat: Catalogue, results: Results, templates: Path, site_url:
     env = environment(templates)
     common = context_fields(site_context(cat))
     files: dict[str, bytes] = {}
-    for page in plan_pages(cat, results, site_url):
+    # Drawn once: inline on the ladder page and as standalone .svg files (label placement is the costly part).
+    drawn = charts.inline_charts(results.ladder, cat)
+    for page in plan_pages(cat, results, site_url, drawn):
         root = "../" * page.path.count("/")
         files[page.path] = render_page(env, page, {**common, "root": root})
-    files["assets/charts/ladder.svg"] = charts.ladder_chart(results.ladder)
-    files["assets/charts/price-vs-tflops.svg"] = charts.price_performance_chart(results.ladder, cat)
-    files["assets/charts/memory-vs-bandwidth.svg"] = charts.memory_bandwidth_chart(results.ladder)
+    files["assets/charts/ladder.svg"] = charts.standalone(drawn["ladder"])
+    files["assets/charts/price-vs-tflops.svg"] = charts.standalone(drawn["price"])
+    files["assets/charts/memory-vs-bandwidth.svg"] = charts.standalone(drawn["memory"])
     files["data/gpus.json"] = open_data.gpus_json(cat)
     files["data/gpus.csv"] = open_data.gpus_csv(cat)
     files["data/offers.csv"] = open_data.offers_csv(cat)

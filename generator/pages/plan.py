@@ -6,6 +6,7 @@ scenario, GPU, model or pitfall is a YAML edit and nothing else.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from generator.data.catalogue import Catalogue
@@ -89,8 +90,11 @@ class _Planner:
         )
 
 
-def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
-    """Every Markdown page with its context."""
+def plan_pages(
+    cat: Catalogue, results: Results, site_url: str, inline_charts: Mapping[str, str] | None = None
+) -> list[Page]:
+    """Every Markdown page with its context. ``inline_charts``: the ladder page's charts when the
+    caller has drawn them already (:func:`generator.pages.files.generated_files` writes them as files too)."""
     ladder = ladder_rows(cat, results.ladder)
     by_id = {row.id: row for row in ladder}
     srows = scenario_rows(cat, results.scenarios)
@@ -125,7 +129,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
         ctx.LadderContext(
             ladder,
             cat.rules.cost.hours_per_month,
-            charts.inline_charts(results.ladder, cat),
+            inline_charts if inline_charts is not None else charts.inline_charts(results.ladder, cat),
         ),
         specs_prices,
         hide_toc=True,
