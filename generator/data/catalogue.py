@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from generator.data.editorial import BuyersFile, ClaimsFile, OwnershipFile, TrendsFile
 from generator.data.load import Document
 from generator.data.problems import Problem, Severity, YamlPath, format_path
 from generator.data.records import Edition, Gpu, Offer, OpenModel, Pitfall, Scenario
@@ -27,6 +28,10 @@ class Catalogue:
     pitfalls: list[Pitfall]
     rules: Rules
     editions: list[Edition]
+    claims: ClaimsFile
+    ownership: OwnershipFile | None  # None when the project has no ownership.yaml
+    buyers: BuyersFile
+    trends: TrendsFile
     #: data files that were read, as display names, for do-not-edit markers
     inputs: tuple[str, ...]
     #: the loaded documents by file name, so later stages can point at a line

@@ -17,10 +17,19 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from generator.data.catalogue import Catalogue
+from generator.data.editorial import (
+    BuyersFile,
+    ClaimsFile,
+    OwnershipFile,
+    Tolerance,
+    TrendsFile,
+)
 from generator.data.load import Document, load_file
 from generator.data.problems import Problem, YamlPath, format_path
 from generator.data.records import (
     EditionsFile,
+    ModelKind,
+    Workload,
     GpusFile,
     ModelsFile,
     OffersFile,
@@ -38,21 +47,36 @@ DATA_FILES: dict[str, tuple[str, type[BaseModel]]] = {
     "pitfalls.yaml": ("pitfalls", PitfallsFile),
     "rules.yaml": ("cost", Rules),
     "editions.yaml": ("editions", EditionsFile),
+    "claims.yaml": ("claims", ClaimsFile),
+    "ownership.yaml": ("purchases", OwnershipFile),
+    "buyers.yaml": ("buyers", BuyersFile),
+    "trends.yaml": ("facts", TrendsFile),
 }
-#: Files a project may leave out; they then count as empty.
-OPTIONAL_FILES = {"editions.yaml": EditionsFile(editions=[])}
+#: Files a project may leave out; they then count as empty (ownership: no rent-or-buy table).
+OPTIONAL_FILES: dict[str, BaseModel | None] = {
+    "editions.yaml": EditionsFile(editions=[]),
+    "claims.yaml": ClaimsFile(tolerance=Tolerance(holds=0.15, partly=0.35), claims=[]),
+    "ownership.yaml": None,
+    "buyers.yaml": BuyersFile(buyers=[]),
+    "trends.yaml": TrendsFile(facts=[]),
+}
 
 
 def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Catalogue | None, list[Problem]]:
     """Load and validate every data file; return the catalogue, or None and the problems."""
     problems: list[Problem] = []
     records: dict[str, BaseModel] = {}
+    absent: set[str] = set()  # optional files left out
     docs: dict[str, Document] = {}
     for filename, (root_key, model) in DATA_FILES.items():
         path = data_dir / filename
         name = _display(path, display_root)
         if not path.is_file() and filename in OPTIONAL_FILES:
-            records[filename] = OPTIONAL_FILES[filename]
+            default = OPTIONAL_FILES[filename]
+            if default is None:
+                absent.add(filename)
+            else:
+                records[filename] = default
             continue
         if not path.is_file():
             problems.append(Problem(name, 1, 1, "", f"file is missing; every build needs {filename} in {data_dir}"))
@@ -69,7 +93,7 @@ def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Ca
         if record is not None:
             records[filename] = record
     problems += reference_check(docs)
-    if len(records) != len(DATA_FILES):
+    if len(records) + len(absent) != len(DATA_FILES):
         return None, problems
     cat = Catalogue(
         gpus={g.id: g for g in records["gpus.yaml"].gpus},  # type: ignore[attr-defined]
@@ -79,6 +103,10 @@ def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Ca
         pitfalls=list(records["pitfalls.yaml"].pitfalls),  # type: ignore[attr-defined]
         rules=records["rules.yaml"],  # type: ignore[arg-type]
         editions=list(records["editions.yaml"].editions),  # type: ignore[attr-defined]
+        claims=records["claims.yaml"],  # type: ignore[arg-type]
+        ownership=records.get("ownership.yaml"),  # type: ignore[arg-type]
+        buyers=records["buyers.yaml"],  # type: ignore[arg-type]
+        trends=records["trends.yaml"],  # type: ignore[arg-type]
         inputs=tuple(_display(data_dir / f, display_root) for f in DATA_FILES if f in docs),
         docs=docs,
     )
@@ -362,6 +390,23 @@ def reference_check(docs: dict[str, Document]) -> list[Problem]:
         for j, g in enumerate(gpus if isinstance(gpus, list) else []):
             ref("pitfalls.yaml", ("pitfalls", i, "gpus", j), g, "gpus.yaml")
         ref("pitfalls.yaml", ("pitfalls", i, "scenario"), field(pf, "scenario"), "scenarios.yaml")
+    for i, cl in enumerate(_entries(docs, "claims.yaml", "claims") or []):
+        check = field(cl, "check")
+        for name, target in (("gpu", "gpus.yaml"), ("versus", "gpus.yaml"), ("model", "models.yaml")):
+            ref("claims.yaml", ("claims", i, "check", name), field(check, name), target)
+        models = field(check, "models")
+        for j, m in enumerate(models if isinstance(models, list) else []):
+            ref("claims.yaml", ("claims", i, "check", "models", j), m, "models.yaml")
+    for i, pu in enumerate(_entries(docs, "ownership.yaml", "purchases") or []):
+        ref("ownership.yaml", ("purchases", i, "gpu"), field(pu, "gpu"), "gpus.yaml")
+    for i, b in enumerate(_entries(docs, "buyers.yaml", "buyers") or []):
+        picks = field(b, "article_picks")
+        for j, g in enumerate(picks if isinstance(picks, list) else []):
+            ref("buyers.yaml", ("buyers", i, "article_picks", j), g, "gpus.yaml")
+        loads = field(b, "workloads")
+        for j, w in enumerate(loads if isinstance(loads, list) else []):
+            ref("buyers.yaml", ("buyers", i, "workloads", j, "scenario"), field(w, "scenario"), "scenarios.yaml")
+            ref("buyers.yaml", ("buyers", i, "workloads", j, "model"), field(w, "model"), "models.yaml")
     if "rules.yaml" in docs:
         refs = field(field(docs["rules.yaml"].value, "pages"), "compare_reference_scenarios")
         for j, sid in enumerate(refs if isinstance(refs, list) else []):
@@ -395,6 +440,49 @@ def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
                 ("models", i),
                 "set experts and experts_per_token together for a mixture-of-experts model",
             )
+    problems += editorial_check(cat)
+    return problems
+
+
+def editorial_check(cat: Catalogue) -> list[Problem]:
+    """The editorial files against each other and the catalogue: what a check kind needs,
+    model pages that exist, and the ownership defaults naming listed entries."""
+    problems: list[Problem] = []
+
+    def at(filename: str, path: YamlPath, message: str) -> None:
+        problems.append(cat.locate(filename, path, message))
+
+    def model_page_exists(model: str, workload: Workload) -> bool:
+        m = cat.models.get(model)
+        return m is None or m.kind is not ModelKind.diffusion or workload is Workload.inference
+
+    for i, cl in enumerate(cat.claims.claims):
+        c = cl.check
+        missing = c.missing()
+        if missing:
+            at("claims.yaml", ("claims", i, "check"), f"check kind {c.kind.value} needs {', '.join(missing)}; add them")
+        if c.kind.value in ("fit_share", "scaling") and c.stated is not None and c.stated > 1:
+            at("claims.yaml", ("claims", i, "check", "stated"), f"a share is at most 1 (0.9 for 90%), got {c.stated:g}")
+        pairs = [(c.model, c.workload)] if c.model and c.workload else []
+        pairs += [(m, w) for m in c.models for w in c.workloads]
+        for m, w in pairs:
+            if not model_page_exists(m, w):
+                at("claims.yaml", ("claims", i, "check"), f"{m} is an image model: only inference is sized for it")
+    for i, b in enumerate(cat.buyers.buyers):
+        for j, bw in enumerate(b.workloads):
+            if bw.model and bw.workload and not model_page_exists(bw.model, bw.workload):
+                at("buyers.yaml", ("buyers", i, "workloads", j), f"{bw.model} is an image model: use workload: inference")
+    own = cat.ownership
+    if own is not None:
+        for key, entries in (("electricity", own.electricity), ("pue", own.pue)):
+            ids = [e.id for e in entries]
+            for j, dup in _duplicates(ids):
+                at("ownership.yaml", (key, j, "id"), f'duplicate id "{dup}"; ids must be unique')
+            chosen = getattr(own.defaults, key)
+            if chosen not in ids:
+                close = difflib.get_close_matches(chosen, ids, n=1, cutoff=0.6)
+                hint = f'; did you mean "{close[0]}"?' if close else f"; choose one of {', '.join(ids)}"
+                at("ownership.yaml", ("defaults", key), f'no {key} entry has id "{chosen}"{hint}')
     return problems
 
 

@@ -11,14 +11,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from generator.data.editorial import OwnershipDefaults, Purchase, SourcedValue, Tolerance
 from generator.data.records import Edition, Gpu, OpenModel, Pitfall, Scenario
 from generator.data.rules import CostRules, ModelPageWorkload
 from generator.engine.cost import Usage
 from generator.engine.recommend import Option, Recommendation
 from generator.engine.request import Request
 from generator.pages.rows import LadderRow, OfferRow, PriceRange, ScenarioRow
+from generator.results.buyers import BuyerResult
+from generator.results.claims import ClaimResult
 from generator.results.comparisons import Comparison, JobRow
+from generator.results.metrics import MetricsResults
 from generator.results.model_pages import ModelPage
+from generator.results.ownership import OwnershipInputs, OwnershipRow
+from generator.results.trends import TrendResults
 
 #: (figure name, label, digits) of one spec table row
 SpecRow = tuple[str, str, int]
@@ -174,3 +180,46 @@ class CompareContext:
     verdict: str
     rows: tuple[LadderRow, LadderRow]
     spec_rows: list[SpecRow]
+
+
+@dataclass(frozen=True)
+class MetricsContext:
+    """指标怎么看: the explainer's worked examples."""
+
+    m: MetricsResults
+    precision_names: Mapping[str, str]
+    precision_uses: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class ClaimsContext:
+    claims: list[ClaimResult]
+    tolerance: Tolerance
+    verdict_classes: Mapping[str, str]
+    fresh_days: int
+
+
+@dataclass(frozen=True)
+class OwnershipContext:
+    """租还是买: the table at the default inputs, the inputs' sources, and the form's data."""
+
+    rows: list[OwnershipRow]
+    unrented: list[tuple[Purchase, Gpu]]  # purchase prices of GPUs without a current rental price
+    inputs: OwnershipInputs | None  # None when the project has no ownership.yaml
+    defaults: OwnershipDefaults | None
+    electricity: list[SourcedValue]
+    pue: list[SourcedValue]
+    hours_per_month: float
+    fresh_days: int
+    data: dict[str, Any]  # JSON for docs/javascripts/ownership.js
+
+
+@dataclass(frozen=True)
+class BuyersContext:
+    buyers: list[BuyerResult]
+
+
+@dataclass(frozen=True)
+class TrendsContext:
+    t: TrendResults
+    topic_names: Mapping[str, str]

@@ -15,12 +15,23 @@ from generator.formats import cny, num
 from generator.pages import contexts as ctx
 from generator.pages import editor_guide
 from generator.pages.calculator import calculator_data
-from generator.pages.names import DELIVERY_NAMES, FIGURE_NAMES, WORKLOAD_NAMES
+from generator.pages.names import (
+    DELIVERY_NAMES,
+    FIGURE_NAMES,
+    PRECISION_NAMES,
+    PRECISION_USES,
+    TREND_TOPIC_NAMES,
+    VERDICT_CLASSES,
+    WORKLOAD_NAMES,
+    reader_text,
+)
+from generator.pages.ownership_form import ownership_form_data
 from generator.pages.render import Page
 from generator.pages.rows import LadderRow, delivery_ranges, ladder_rows, offer_rows, scenario_rows
 from generator.pages.seo import Crumb, breadcrumb_ld, clip, faq_ld, product_ld
 from generator.results import comparisons, model_pages
 from generator.results.evaluate import Results
+from generator.results.ownership import default_inputs, unrented_purchases
 from generator.results.scenarios import ScenarioResult
 
 #: (figure, digits) in the order GPU pages list them
@@ -190,6 +201,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
         ctx.ModelsIndexContext(models),
         everything,
     )
+    _editorial_pages(pl, results, everything)
     pl.add("compare/index.md", "compare_index.md.j2", "GPU 对比",
            f"{len(pairs)} 组常被放在一起比较的 GPU：规格、每 TFLOP 价格、参照任务成本和计算结论。",
            ctx.CompareIndexContext(pairs, {k: v.rank for k, v in by_id.items()}), everything)  # fmt: skip
@@ -224,7 +236,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
         title = f"{mp.model.name} {WORKLOAD_NAMES[mp.workload.value]}需要多少显存、几张卡"
         faq = _model_faq(mp)
         pl.add(f"models/{mp.slug}.md", "model.md.j2", title, faq[0][0] + faq[0][1],
-               ctx.ModelContext(mp, faq, [a.text_zh for a in mp.single_card.assumptions]),
+               ctx.ModelContext(mp, faq, [reader_text(a.text_zh) for a in mp.single_card.assumptions]),
                everything, trail=(MODELS,), extra_ld=(faq_ld(faq),))  # fmt: skip
 
     for pair in pairs:
@@ -265,7 +277,7 @@ def _model_faq(mp: model_pages.ModelPage) -> list[tuple[str, str]]:
     name, kind = mp.model.name, WORKLOAD_NAMES[mp.workload.value]
     first = (
         f"{name} {kind}需要多少显存？",
-        f"按 {mp.request.precision.value}、batch {mp.request.batch}、上下文 {mp.request.context} token 估算，"
+        f"按 {PRECISION_NAMES[mp.request.precision.value]}、批大小 {mp.request.batch}、上下文 {mp.request.context} token 估算，"
         f"单卡峰值约 {mp.single_card.total_gib:.1f} GiB。",
     )
     fitting = [o for o in mp.rec.options if o.cards is not None]
@@ -314,4 +326,66 @@ def _pitfall_items(cat: Catalogue, scenarios: dict[str, ScenarioResult]) -> list
 
 def _assumptions(r: ScenarioResult) -> list[str]:
     pick = r.rec.pick or (r.rec.options[0] if r.rec.options else None)
-    return list(pick.sizing.assumptions) if pick else []
+    return [reader_text(a) for a in pick.sizing.assumptions] if pick else []
+
+
+def _editorial_pages(pl: _Planner, results: Results, inputs: tuple[str, ...]) -> None:
+    """The explainer, the claims check, rent or buy, the buyers and the market trends."""
+    cat = pl.cat
+    m = results.metrics
+    pl.add(
+        "metrics.md",
+        "metrics.md.j2",
+        "GPU 指标怎么看：精度、稀疏、显存带宽、互联与功耗",
+        "FP32、BF16、FP8、INT8 各用在哪，稀疏算力为什么是稠密的两倍，显存容量和带宽各决定什么，"
+        "NVLink 与 PCIe 差多少，功耗换成电费是多少。",
+        ctx.MetricsContext(m, PRECISION_NAMES, PRECISION_USES),
+        inputs,
+    )
+    counts = {v: sum(1 for c in results.claims if c.verdict is v) for v in {c.verdict for c in results.claims}}
+    summary = "，".join(f"{v.value} {n} 条" for v, n in sorted(counts.items(), key=lambda kv: kv[0].value))
+    pl.add(
+        "claims.md",
+        "claims.md.j2",
+        "常见说法核对：GPU 租赁文章里的数字对不对",
+        f"用本站数据逐条核对 {len(results.claims)} 条常见说法（{summary}），每条附计算出的数字和理由。",
+        ctx.ClaimsContext(results.claims, cat.claims.tolerance, VERDICT_CLASSES, cat.rules.prices.fresh_days),
+        inputs,
+    )
+    own = cat.ownership
+    start = default_inputs(own) if own else None
+    pl.add(
+        "rent-or-buy.md",
+        "rent_or_buy.md.j2",
+        "租还是买：买卡的钱多久能回本",
+        "按有来源的买价、功耗电费、托管和残值，算出持有一张卡每月多少钱、和租用比多久回本；可以改用你自己的参数。",
+        ctx.OwnershipContext(
+            rows=results.ownership,
+            unrented=unrented_purchases(cat),
+            inputs=start,
+            defaults=own.defaults if own else None,
+            electricity=list(own.electricity) if own else [],
+            pue=list(own.pue) if own else [],
+            hours_per_month=cat.rules.cost.hours_per_month,
+            fresh_days=cat.rules.prices.fresh_days,
+            data=ownership_form_data(cat, results.ownership, start),
+        ),
+        inputs,
+        hide_toc=True,
+    )
+    pl.add(
+        "buyers.md",
+        "buyers.md.j2",
+        "三类用户怎么选 GPU：个人、API 服务和训练团队",
+        "个人开发者、提供大模型 API 的中小企业和训练团队，各自典型任务按本站规则算出的推荐卡与成本。",
+        ctx.BuyersContext(results.buyers),
+        inputs,
+    )
+    pl.add(
+        "trends.md",
+        "trends.md.j2",
+        "GPU 租赁市场趋势：出口管制、国产卡与显存",
+        f"{len(results.trends.facts)} 条带日期和出处的市场动态，加上从本站规格和报价算出的趋势。",
+        ctx.TrendsContext(results.trends, TREND_TOPIC_NAMES),
+        inputs,
+    )

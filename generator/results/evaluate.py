@@ -2,7 +2,8 @@
 
 The order matters and has no cycles: the ladder and the scenarios first, then the
 model pages, then the comparison pairs (which need the ladder ranks and the scenario
-picks). :class:`Results` is built once, from all four.
+picks), then the editorial pages (claims, rent or buy, buyers, trends, the explainer),
+which only read what came before. :class:`Results` is built once, from all of them.
 """
 
 from __future__ import annotations
@@ -14,10 +15,15 @@ import pandas as pd
 from generator.data.catalogue import Catalogue
 from generator.data.records import OpenModel
 from generator.engine.sizing import Sizer
+from generator.results.buyers import BuyerResult, buyer_results
+from generator.results.claims import ClaimResult, claim_results
 from generator.results.comparisons import Comparison, comparison_pairs
 from generator.results.ladder import ladder
+from generator.results.metrics import MetricsResults, metrics_results
 from generator.results.model_pages import ModelPage, cards_to_fit, model_pages
+from generator.results.ownership import OwnershipRow, ownership_rows
 from generator.results.scenarios import ScenarioResult, scenario_results
+from generator.results.trends import TrendResults, trend_results
 
 
 @dataclass(frozen=True)
@@ -29,6 +35,11 @@ class Results:
     models: list[ModelPage]  # one per model and workload
     pairs: list[Comparison]  # GPU comparisons that get a page
     fits: dict[str, list[tuple[OpenModel, int | None]]]  # per GPU: cards each LLM needs (GPU pages)
+    claims: list[ClaimResult]  # data/claims.yaml, checked
+    ownership: list[OwnershipRow]  # rent or buy at the page's default inputs
+    buyers: list[BuyerResult]  # data/buyers.yaml, with the computed picks
+    trends: TrendResults
+    metrics: MetricsResults  # the explainer's worked examples
 
     @property
     def ranks(self) -> dict[str, int]:
@@ -47,4 +58,15 @@ def evaluate(cat: Catalogue) -> Results:
     scenarios = scenario_results(cat, sizer)
     pairs = comparison_pairs(cat, ladder_ranks(table), scenarios)
     models = model_pages(cat, sizer)
-    return Results(ladder=table, scenarios=scenarios, models=models, pairs=pairs, fits=cards_to_fit(cat, sizer))
+    return Results(
+        ladder=table,
+        scenarios=scenarios,
+        models=models,
+        pairs=pairs,
+        fits=cards_to_fit(cat, sizer),
+        claims=claim_results(cat, table, scenarios, models),
+        ownership=ownership_rows(cat),
+        buyers=buyer_results(cat, scenarios, models),
+        trends=trend_results(cat, table),
+        metrics=metrics_results(cat, models),
+    )
