@@ -556,7 +556,9 @@ def test_plain_mkdocs_build_escapes_the_same(tmp_path: Path) -> None:
 
     def edit(data: Path) -> None:
         replace_in(data / "scenarios.yaml", "    title: 7B 推理\n", f"    title: {json.dumps(payload)}\n")
-        replace_in(data / "scenarios.yaml", "    summary: 一张卡上的 7B 推理。\n", f"    summary: {json.dumps(payload)}\n")
+        replace_in(
+            data / "scenarios.yaml", "    summary: 一张卡上的 7B 推理。\n", f"    summary: {json.dumps(payload)}\n"
+        )
 
     root = make_project(tmp_path, edit)
     build(Project.at(root), site=False)  # writes docs/ only
