@@ -29,7 +29,7 @@ from generator.data.problems import render
 from generator.data.validate import load_catalogue
 from generator.pipeline import Project, build
 
-#: The payloads the issue lists, then a few more that Markdown, Jinja, matplotlib or
+#: The payloads the issue lists, then a few more that Markdown, Jinja, SVG text or
 #: YAML front matter could act on.
 PAYLOADS = [
     "<script>alert(1)</script>",
@@ -556,7 +556,9 @@ def test_plain_mkdocs_build_escapes_the_same(tmp_path: Path) -> None:
 
     def edit(data: Path) -> None:
         replace_in(data / "scenarios.yaml", "    title: 7B 推理\n", f"    title: {json.dumps(payload)}\n")
-        replace_in(data / "scenarios.yaml", "    summary: 一张卡上的 7B 推理。\n", f"    summary: {json.dumps(payload)}\n")
+        replace_in(
+            data / "scenarios.yaml", "    summary: 一张卡上的 7B 推理。\n", f"    summary: {json.dumps(payload)}\n"
+        )
 
     root = make_project(tmp_path, edit)
     build(Project.at(root), site=False)  # writes docs/ only

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import make_project, replace_in
 
 from generator.data.problems import render
@@ -134,9 +133,12 @@ def test_schema_errors_and_broken_references_in_one_run(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("written", "message"),
     [
-        ('"730"', 'cost.hours_per_month: expected a number, got text "730"; write 730 and give the unit in its own field'),
+        (
+            '"730"',
+            'cost.hours_per_month: expected a number, got text "730"; write 730 and give the unit in its own field',
+        ),
         ("true", "cost.hours_per_month: expected a number, got the boolean true"),
-        ("yes", "cost.hours_per_month: \"yes\" is ambiguous: write true or false"),
+        ("yes", 'cost.hours_per_month: "yes" is ambiguous: write true or false'),
     ],
 )
 def test_rules_are_validated_as_strictly_as_other_files(tmp_path: Path, written: str, message: str) -> None:

@@ -1,87 +1,327 @@
-"""Charts drawn at build time with matplotlib, written as SVG with deterministic bytes.
+"""The ladder page's charts, written as SVG by :mod:`generator.pages.svg` (no plotting library).
 
-Determinism: a fixed ``svg.hashsalt`` (element ids), no ``Date`` metadata, text kept
-as ``<text>`` (``svg.fonttype: none``) so no glyph outlines depend on the fonts of
-the build machine; the browser draws the Chinese labels with its own fonts.
+Charts are 400 units wide and scale to their container: on a 390 px phone (about 358 px
+of content) 13-unit text draws at about 11.6 px; the site's CSS caps them at 480 px on
+wider screens. Colours work on light and dark pages: text, axes and grid use
+``currentColor``; each vendor's marks carry a ``v-…`` class and a ``color`` attribute
+that the site's CSS may override (dark scheme). No text overlaps other text or a mark,
+by :func:`generator.pages.svg.text_width`'s generous estimate; a scatter chart grows
+taller when its labels need room, and names any label that still finds none under the
+plot. Every value from data is escaped and stays text.
 """
 
 from __future__ import annotations
 
-import io
-import warnings
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import pandas as pd
 
-from generator.pages.render import MARKER
+from generator.data.catalogue import Catalogue
+from generator.engine.cost import card_month_cny
+from generator.pages import svg
+from generator.pages.svg import Attrs, Box, Scale, el, esc, fit, n, standalone, text, text_width
 
-_STYLE = {
-    "svg.hashsalt": "gpu-guide",
-    "svg.fonttype": "none",
-    # GPU names are data, not TeX: "$" must never start mathtext (an odd "$\\frac{$" would crash).
-    "text.parse_math": False,
-    "font.family": ["DejaVu Sans"],
-    "font.size": 10,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
-_COLORS = {"NVIDIA": "#76b900", "AMD": "#ed1c24", "Huawei": "#c7000b", "Biren": "#3f51b5"}
+W, PAD, FS, TS = 400.0, 10.0, 13.0, 15.0
+VENDOR_COLORS = {"NVIDIA": "#76b900", "AMD": "#ed1c24", "Huawei": "#c7000b", "Biren": "#3f51b5"}
+OTHER_COLOR, HISTORY_COLOR = "#888888", "#8a8a8a"
+KIND_NAMES = {"current": "当前报价", "promo": "活动价", "history": "历史报价"}
+KINDS = tuple(KIND_NAMES)
+_MUTED: Attrs = {"fill": "currentColor", "fill-opacity": "0.75"}
+_GRID: Attrs = {"stroke": "currentColor", "stroke-opacity": "0.14", "stroke-width": 1}
+_AXIS: Attrs = {"stroke": "currentColor", "stroke-opacity": "0.55", "stroke-width": 1}
+
+__all__ = ["Bar", "Point", "bar_chart", "inline_charts", "scatter_chart", "standalone"]
 
 
-def _svg(fig: plt.Figure, title: str) -> bytes:
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", metadata={"Date": None, "Title": title, "Creator": "gpu-guide"})
-    plt.close(fig)
-    text = buf.getvalue()
-    # Marker right after the XML declaration, so output.is_marked() sees it.
-    head, _, rest = text.partition("\n")
-    return f"{head}\n<!-- {MARKER} -->\n{rest}".encode()
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    value: float
+    vendor: str
+    note: str  # shown after the value, e.g. "80 GB"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One mark. Points with the same label and x are one item (several prices of one GPU):
+    joined by a thin line and labelled once, at the first of them."""
+
+    label: str
+    x: float
+    y: float
+    vendor: str
+    kind: str = "current"  # current, promo or history
+
+
+def vendor_class(vendor: str) -> str:
+    return "v-" + re.sub("[^a-z0-9]", "", vendor.lower()) if vendor in VENDOR_COLORS else "v-other"
+
+
+def _vendor(vendor: str) -> Attrs:
+    return {"class": vendor_class(vendor), "color": VENDOR_COLORS.get(vendor, OTHER_COLOR)}
+
+
+def _value(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.3g}"
+
+
+def mark(kind: str, x: float, y: float, color: Attrs, tip: str = "", **extra: str) -> str:
+    """A point: filled circle (current), tinted diamond (promo), dashed grey ring (history)."""
+    content = el("title", {}, esc(tip)) if tip else None
+    color = {**color, **extra}
+    if kind == "promo":
+        d = f"M{n(x)} {n(y - 6.5)}L{n(x + 6.5)} {n(y)}L{n(x)} {n(y + 6.5)}L{n(x - 6.5)} {n(y)}Z"
+        attrs: Attrs = {"d": d, "fill": "currentColor", "fill-opacity": 0.2, "stroke": "currentColor"}
+        return el("path", {**attrs, "stroke-width": 2, **color, "data-kind": "promo"}, content)
+    if kind == "history":  # grey whatever the vendor: an old price, not the vendor's current one
+        attrs = {"cx": x, "cy": y, "r": 4.5, "fill": "none", "stroke": "currentColor", "stroke-width": 1.6}
+        ring: Attrs = {"stroke-dasharray": "2.5 1.5", "class": "k-history", "color": HISTORY_COLOR, **extra}
+        return el("circle", {**attrs, **ring, "data-kind": "history"}, content)
+    return el("circle", {"cx": x, "cy": y, "r": 5, "fill": "currentColor", **color, "data-kind": "current"}, content)
+
+
+def _legend(vendors: Iterable[str], kinds: Iterable[str], top: float) -> tuple[list[str], float]:
+    """Legend entries flowed into rows from ``top``; returns the elements and the bottom."""
+    entries: list[tuple[str, str]] = []
+    order = list(VENDOR_COLORS)
+    for v in sorted(set(vendors), key=lambda v: (order.index(v) if v in order else len(order), v)):
+        entries.append(("vendor:" + v, fit(v, FS, 140)))
+    present = set(kinds)
+    if present - {"current"}:  # shapes need a key only when more than plain current points appear
+        entries += [("kind:" + k, KIND_NAMES[k]) for k in KINDS if k in present]
+    out, x, y = [], PAD, top + FS
+    for key, label in entries:
+        width = 16 + text_width(label, FS) + 14
+        if x > PAD and x + width > W - PAD:
+            x, y = PAD, y + FS * 1.5
+        what, name = key.split(":", 1)
+        if what == "vendor":
+            swatch = el("rect", {"x": x, "y": y - 10, "width": 11, "height": 11, "rx": 2, "fill": "currentColor",
+                                 **_vendor(name), "data-legend": "vendor"})  # fmt: skip
+        else:
+            neutral = {"color": "currentColor", "class": "k-legend"} if name != "history" else {}
+            swatch = mark(name, x + 5.5, y - 4.5, neutral, **{"data-legend": "kind"})
+        out += [swatch, text(x + 16, y, label, FS)]
+        x += width
+    return out, y + FS * 0.6
+
+
+def _head(title: str, vendors: Iterable[str], kinds: Iterable[str]) -> tuple[list[str], float]:
+    body = [text(PAD, PAD + TS, fit(title, TS, W - 2 * PAD), TS, **{"font-weight": "bold"})]
+    legend, bottom = _legend(vendors, kinds, PAD + TS + 8)
+    return body + legend, bottom
+
+
+def bar_chart(bars: list[Bar], *, title: str, x_label: str) -> str:
+    """Horizontal bars in the given order (best first, at the top), value and note after each bar."""
+    body, top = _head(title, [b.vendor for b in bars], [])
+    labels = [fit(b.label, FS, W - 2 * PAD) for b in bars]
+    label_w = max((text_width(t, FS) for t in labels), default=0.0)
+    beside = label_w <= 0.36 * (W - 2 * PAD)  # names left of the bars, else on a line above each bar
+    left = PAD + label_w + 8 if beside else PAD
+    pitch, bar_h = (22.0, 14.0) if beside else (34.0, 12.0)
+    top += 10
+    right = W - PAD
+    tails = [fit(f"{_value(b.value)} · {b.note}" if svg.clean(b.note) else _value(b.value), FS, 160) for b in bars]
+    rooms = [(right - left - 5 - text_width(t, FS)) / b.value for b, t in zip(bars, tails, strict=True) if b.value > 0]
+    k = min([*rooms, (right - left) / max((b.value for b in bars), default=1.0)]) if rooms else 1.0
+    k = max(k, 1e-9)
+    bottom = top + pitch * len(bars)
+    ticks, step = [0.0], svg.nice_step((right - left) / k, max(2, int((right - left) // 70)))
+    while (ticks[-1] + step) * k <= right - left:
+        ticks.append(ticks[-1] + step)
+    for t in ticks:
+        x = left + t * k
+        body.append(el("line", {"x1": x, "y1": top - 4, "x2": x, "y2": bottom, **(_AXIS if t == 0 else _GRID)}))
+    body += svg.x_tick_labels(ticks, lambda t: left + t * k, bottom + FS + 4, FS, W, _MUTED)
+    for i, (b, label, tail) in enumerate(zip(bars, labels, tails, strict=True)):
+        y0 = top + i * pitch + ((pitch - bar_h) / 2 if beside else FS * 1.3 + 1)
+        mid = y0 + bar_h / 2 + 0.33 * FS
+        width = max(b.value * k, 1.0) if b.value > 0 else 0.0
+        tip = el("title", {}, esc(f"{b.label}：{tail}"))
+        body.append(el("rect", {"x": left, "y": y0, "width": width, "height": bar_h, "fill": "currentColor",
+                                **_vendor(b.vendor)}, tip))  # fmt: skip
+        full = {"title": b.label} if label != svg.clean(b.label) else {}
+        if beside:
+            body.append(text(left - 6, mid, label, FS, **{"text-anchor": "end", "class": "lbl"}, **full))
+        else:
+            body.append(text(left, top + i * pitch + FS * 0.95, label, FS, **{"class": "lbl"}, **full))
+        body.append(text(left + width + 5, mid, tail, FS, **{"class": "lbl val"}))
+    body.append(text((left + right) / 2, bottom + 2 * FS + 14, fit(x_label, FS, W - 2 * PAD), FS,
+                     **{"text-anchor": "middle"}))  # fmt: skip
+    desc = f"横向条形图，{len(bars)} 项按{svg.clean(x_label)}从高到低排列：" + "；".join(
+        f"{b.label} {_value(b.value)} {b.note}" for b in bars
+    )
+    return svg.document(W, bottom + 2 * FS + 24, title, desc, body)
+
+
+def _domain(values: list[float], log: bool, count: int) -> tuple[float, float, list[float]]:
+    return svg.log_domain(values) if log else svg.linear_domain(values, count)
+
+
+def _plot(
+    ok: list[Point], x_label: str, log_x: bool, log_y: bool, top: float, height: float
+) -> tuple[list[str], float, list[str]]:
+    """Axes, marks and labels of a scatter chart whose plot is ``height`` tall; the elements,
+    the bottom of the plot, and the labels that found no room."""
+    body: list[str] = []
+    xs, ys = [p.x for p in ok] or [1.0], [p.y for p in ok] or [1.0]
+    (x_lo, x_hi, x_ticks), (y_lo, y_hi, y_ticks) = _domain(xs, log_x, 5), _domain(ys, log_y, int(height // 60))
+    y_labels = [svg.tick_label(t, y_ticks) for t in y_ticks]
+    left = PAD + max((text_width(t, FS) for t in y_labels), default=0.0) + 6
+    right, bottom = W - PAD - 4, top + height
+    sx, sy = Scale(x_lo, x_hi, left, right, log_x), Scale(y_lo, y_hi, bottom, top, log_y)
+    last = math.inf
+    for t, lab in zip(y_ticks, y_labels, strict=True):
+        body.append(el("line", {"x1": left, "y1": sy(t), "x2": right, "y2": sy(t), **_GRID}))
+        if sy(t) <= last - FS * 1.3:  # thinned where they would touch
+            body.append(text(left - 5, sy(t) + 0.33 * FS, lab, FS, **{"text-anchor": "end", **_MUTED}))
+            last = sy(t)
+    for t in x_ticks:
+        body.append(el("line", {"x1": sx(t), "y1": top, "x2": sx(t), "y2": bottom, **_GRID}))
+    body += svg.x_tick_labels(x_ticks, sx, bottom + FS + 8, FS, W, _MUTED)
+    body.append(el("path", {"d": f"M{n(left)} {n(top)}V{n(bottom)}H{n(right)}", "fill": "none", **_AXIS}))
+    body.append(text(right, bottom + 2 * FS + 14, fit(x_label, FS, W - 2 * PAD), FS, **{"text-anchor": "end"}))
+
+    groups: dict[tuple[str, float], list[Point]] = {}
+    for p in ok:
+        groups.setdefault((svg.clean(p.label), p.x), []).append(p)
+    obstacles: list[Box] = []
+    for members in groups.values():
+        if len(members) > 1:
+            ends = sorted(sy(p.y) for p in members)
+            x = sx(members[0].x)
+            body.append(el("line", {"x1": x, "y1": ends[0], "x2": x, "y2": ends[-1], **_AXIS}))
+            obstacles.append(Box(x - 1, ends[0], x + 1, ends[-1]))
+    for kind in ("history", "promo", "current"):  # current prices drawn last, on top
+        for p in (p for p in ok if p.kind == kind):
+            x, y = sx(p.x), sy(p.y)
+            tip = f"{svg.clean(p.label)} · {KIND_NAMES.get(kind, kind)}：{_value(p.x)}，{_value(p.y)}"
+            body.append(mark(kind, x, y, _vendor(p.vendor), tip))
+            obstacles.append(Box(x - 6.5, y - 6.5, x + 6.5, y + 6.5))
+
+    # One label per item; items drawn at the same spot share one label ("A / B").
+    spots: dict[tuple[float, float], list[str]] = {}
+    for (label, _), members in groups.items():
+        spots.setdefault((round(sx(members[0].x), 1), round(sy(members[0].y), 1)), []).append(label)
+    full = [svg.join_labels(labels) for labels in spots.values()]
+    shown = [fit(t, FS, (right - left) * 0.7) for t in full]
+    area = Box(left + 2, top + 2, right, bottom - 2)
+    anchors = [(x, y, 6.5) for x, y in spots]
+    spots_placed = svg.place_labels(anchors, [text_width(t, FS) for t in shown], FS, area, obstacles)
+    missing = []
+    for label, whole, spot in zip(shown, full, spots_placed, strict=True):
+        if spot is None:
+            missing.append(whole)
+            continue
+        if spot.leader:
+            x0, y0, x1, y1 = spot.leader
+            body.append(el("line", {"x1": x0, "y1": y0, "x2": x1, "y2": y1, **_AXIS, "stroke-width": 0.8}))
+        full_text = {"title": whole} if label != whole else {}
+        body.append(text(spot.x, spot.y, label, FS, **{"class": "lbl"}, **full_text))
+    return body, bottom, missing
+
+
+def scatter_chart(
+    points: list[Point], *, title: str, x_label: str, y_label: str, log_x: bool = False, log_y: bool = False
+) -> str:
+    """Points coloured by vendor and shaped by kind, each item labelled once, labels never overlapping."""
+    ok = [p for p in points if all(math.isfinite(v) and (v > 0 or not lg) for v, lg in ((p.x, log_x), (p.y, log_y)))]
+    body, top = _head(title, [p.vendor for p in ok], [p.kind for p in ok])
+    body.append(text(PAD, top + FS + 6, fit(y_label, FS, W - 2 * PAD), FS))
+    top += FS + 18
+    for plot_h in (300.0, 360.0, 420.0):  # a crowded chart grows until every label fits
+        plot, bottom, missing = _plot(ok, x_label, log_x, log_y, top, plot_h)
+        if not missing:
+            break
+    body += plot
+    height = bottom + 2 * FS + 22
+    if missing:  # crowded beyond every free slot: name them under the chart instead
+        note = fit("图中未标注：" + "、".join(missing), FS, W - 2 * PAD)
+        body.append(text(PAD, height + FS, note, FS, **_MUTED, title="、".join(missing)))
+        height += FS + 10
+    kinds = "、".join(f"{KIND_NAMES.get(k, k)}" for k in KINDS if any(p.kind == k for p in ok))
+    scale = "，".join(f"{a}为对数刻度" for a, lg in (("横轴", log_x), ("纵轴", log_y)) if lg)
+    desc = (
+        f"散点图（{kinds}{'；' + scale if scale else ''}），横轴{svg.clean(x_label)}，纵轴{svg.clean(y_label)}："
+        + "；".join(f"{p.label} · {KIND_NAMES.get(p.kind, p.kind)}：{_value(p.x)}，{_value(p.y)}" for p in ok)
+    )
+    return svg.document(W, height, title, desc, body)
+
+
+# --------------------------------------------------------------------------- the ladder page's charts
+
+LADDER_TITLE = "GPU 天梯图：稠密 BF16/FP16 Tensor 算力"
+TFLOPS_LABEL = "稠密 BF16/FP16 Tensor 算力（TFLOPS）"
+PRICE_TITLE = "价格与算力：每卡最低月租"
+PRICE_LABEL = "最低月租（元/卡·月，对数刻度）"
+MEMORY_TITLE = "显存容量与带宽"
+
+
+def ladder_bars(frame: pd.DataFrame) -> list[Bar]:
+    return [
+        Bar(str(r["name"]), float(r["tensor_tflops"]), str(r["vendor"]), f"{float(r['memory_gb']):g} GB")
+        for _, r in frame.iterrows()
+    ]
+
+
+def price_points(frame: pd.DataFrame, cat: Catalogue) -> list[Point]:
+    """Per GPU (ladder order) and kind, the lowest card-month price: current, promotional, and
+    history (seen more than ``rules.prices.fresh_days`` before the newest price)."""
+    if not cat.offers:
+        return []
+    newest = max(o.as_of for o in cat.offers)
+    points = []
+    for _, r in frame.iterrows():
+        lows: dict[str, float] = {}
+        for o in cat.offers_for(str(r["id"])):
+            old = (newest - o.as_of).days > cat.rules.prices.fresh_days
+            kind = "history" if old else "promo" if o.promo else "current"
+            price = card_month_cny(o, cat.rules.cost, o.price_low_cny or o.price_cny)
+            lows[kind] = min(price, lows.get(kind, price))
+        x = float(r["tensor_tflops"])
+        points += [Point(str(r["name"]), x, lows[k], str(r["vendor"]), k) for k in KINDS if k in lows]
+    return points
+
+
+def memory_points(frame: pd.DataFrame) -> list[Point]:
+    return [
+        Point(str(r["name"]), float(r["memory_gb"]), float(r["memory_bandwidth_gbps"]), str(r["vendor"]))
+        for _, r in frame.iterrows()
+    ]
+
+
+def _ladder(frame: pd.DataFrame) -> str:
+    return bar_chart(ladder_bars(frame), title=LADDER_TITLE, x_label=TFLOPS_LABEL)
+
+
+def _price(frame: pd.DataFrame, cat: Catalogue) -> str:
+    points = price_points(frame, cat)
+    return scatter_chart(points, title=PRICE_TITLE, x_label=TFLOPS_LABEL, y_label=PRICE_LABEL, log_y=True)
+
+
+def _memory(frame: pd.DataFrame) -> str:
+    return scatter_chart(memory_points(frame), title=MEMORY_TITLE, x_label="显存容量（GB）", y_label="显存带宽（GB/s）")
+
+
+def inline_charts(frame: pd.DataFrame, cat: Catalogue) -> dict[str, str]:
+    """The ladder page's three charts as ``<svg>`` text for embedding in the page."""
+    return {"ladder": _ladder(frame), "price": _price(frame, cat), "memory": _memory(frame)}
 
 
 def ladder_chart(frame: pd.DataFrame) -> bytes:
-    """Horizontal bars of dense 16-bit TFLOPS, best at the top, coloured by vendor."""
-    with plt.rc_context(_STYLE), warnings.catch_warnings():
-        # DejaVu has no CJK glyphs; layout still works and the browser draws them.
-        warnings.simplefilter("ignore", UserWarning)
-        rows = frame.iloc[::-1]
-        fig, ax = plt.subplots(figsize=(8, 0.38 * len(rows) + 1.2))
-        colors = [_COLORS.get(v, "#888888") for v in rows["vendor"]]
-        ax.barh(rows["name"], rows["tensor_tflops"], color=colors)
-        for y, (value, mem) in enumerate(zip(rows["tensor_tflops"], rows["memory_gb"], strict=False)):
-            ax.text(value, y, f" {value:,.0f} · {mem:g} GB", va="center", fontsize=8)
-        ax.set_xlabel("稠密 BF16/FP16 Tensor TFLOPS")
-        ax.set_xlim(0, float(rows["tensor_tflops"].max()) * 1.25)
-        fig.tight_layout()
-        return _svg(fig, "GPU 天梯图")
+    """The ladder's bar chart as an .svg file."""
+    return standalone(_ladder(frame))
 
 
-def _scatter(frame: pd.DataFrame, x: str, y: str, xlabel: str, ylabel: str, title: str) -> bytes:
-    """One labelled point per GPU, coloured by vendor."""
-    with plt.rc_context(_STYLE), warnings.catch_warnings():
-        # DejaVu has no CJK glyphs; layout still works and the browser draws them.
-        warnings.simplefilter("ignore", UserWarning)
-        fig, ax = plt.subplots(figsize=(8, 5))
-        for _, row in frame.iterrows():
-            ax.scatter(row[x], row[y], color=_COLORS.get(row["vendor"], "#888888"))
-            ax.annotate(row["name"], (row[x], row[y]), fontsize=7, xytext=(4, 3), textcoords="offset points")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        fig.tight_layout()
-        return _svg(fig, title)
-
-
-def price_performance_chart(frame: pd.DataFrame) -> bytes:
-    """Monthly price per card against dense TFLOPS, for GPUs that have a price."""
-    priced = frame.dropna(subset=["month_low"])
-    return _scatter(
-        priced, "tensor_tflops", "month_low", "稠密 BF16/FP16 Tensor TFLOPS", "最低月租（元/卡）", "价格与算力"
-    )
+def price_performance_chart(frame: pd.DataFrame, cat: Catalogue) -> bytes:
+    """Lowest card-month prices against dense TFLOPS as an .svg file."""
+    return standalone(_price(frame, cat))
 
 
 def memory_bandwidth_chart(frame: pd.DataFrame) -> bytes:
-    """Memory size against memory bandwidth."""
-    return _scatter(frame, "memory_gb", "memory_bandwidth_gbps", "显存容量（GB）", "显存带宽（GB/s）", "显存容量与带宽")
+    """Memory size against memory bandwidth as an .svg file."""
+    return standalone(_memory(frame))

@@ -57,6 +57,8 @@ class HomeContext:
 class LadderContext:
     ladder: list[LadderRow]
     hours_per_month: float
+    fresh_days: int
+    charts: Mapping[str, str]  # inline <svg> of each chart (generator.pages.charts.inline_charts)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ def generated_files(cat: Catalogue, results: Results, templates: Path, site_url:
         root = "../" * page.path.count("/")
         files[page.path] = render_page(env, page, {**common, "root": root})
     files["assets/charts/ladder.svg"] = charts.ladder_chart(results.ladder)
-    files["assets/charts/price-vs-tflops.svg"] = charts.price_performance_chart(results.ladder)
+    files["assets/charts/price-vs-tflops.svg"] = charts.price_performance_chart(results.ladder, cat)
     files["assets/charts/memory-vs-bandwidth.svg"] = charts.memory_bandwidth_chart(results.ladder)
     files["data/gpus.json"] = open_data.gpus_json(cat)
     files["data/gpus.csv"] = open_data.gpus_csv(cat)

@@ -12,8 +12,8 @@ from generator.data.catalogue import Catalogue
 from generator.data.records import Gpu
 from generator.engine.recommend import links_cards
 from generator.formats import cny, num
+from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
-from generator.pages import editor_guide
 from generator.pages.calculator import calculator_data
 from generator.pages.names import (
     DELIVERY_NAMES,
@@ -115,7 +115,12 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
         "ladder.md.j2",
         "GPU 天梯图：稠密算力、显存与租金排行",
         f"{n_gpus} 款租赁常见 GPU 按稠密 BF16 算力排序，附显存、带宽、参考月租和每 TFLOP 时价格，数据截至 {cat.as_of}。",
-        ctx.LadderContext(ladder, cat.rules.cost.hours_per_month),
+        ctx.LadderContext(
+            ladder,
+            cat.rules.cost.hours_per_month,
+            cat.rules.prices.fresh_days,
+            charts.inline_charts(results.ladder, cat),
+        ),
         specs_prices,
         hide_toc=True,
     )
