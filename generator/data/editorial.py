@@ -86,7 +86,9 @@ class ClaimCheck(Record):
     model: Slug | None = Field(default=None, description="memory: model id (models.yaml).")
     workload: Workload | None = Field(strict=False, default=None, description="memory: inference, lora, qlora or full.")
     models: list[Slug] = Field(default_factory=list, description="card_fits: model ids.")
-    workloads: list[WorkloadName] = Field(default_factory=list, description="card_fits: workloads sized for each model.")
+    workloads: list[WorkloadName] = Field(
+        default_factory=list, description="card_fits: workloads sized for each model."
+    )
     cards: int | None = Field(default=None, ge=1, le=64, description="Card count the claim speaks of.")
     stated: float | None = Field(
         default=None, gt=0, description="The number the claim states (a ratio, a share 0-1, a place, GB or a figure)."
@@ -149,7 +151,9 @@ class Purchase(Record):
     as_of: dt.date = Field(description="Date the price applied, YYYY-MM-DD.")
     source: HttpUrl = Field(description="Where the price was seen.")
     quote: Quote = Field(description="The source's own words, copied exactly.")
-    note: Text | None = Field(default=None, description="What a reader should know (reliability, how the date was set).")
+    note: Text | None = Field(
+        default=None, description="What a reader should know (reliability, how the date was set)."
+    )
 
 
 class SourcedValue(Record):
@@ -183,8 +187,12 @@ class OwnershipDefaults(Record):
 
     electricity: Slug = Field(description="Id of the electricity entry the page uses.")
     pue: Slug = Field(description="Id of the PUE entry the page uses.")
-    hosting_cny_per_kw_month: Assumed = Field(description="Rack space, cooling and network per kW of card power per month.")
-    resale_fraction: Assumed = Field(description="Share of the purchase price the card still sells for at the end (0-1).")
+    hosting_cny_per_kw_month: Assumed = Field(
+        description="Rack space, cooling and network per kW of card power per month."
+    )
+    resale_fraction: Assumed = Field(
+        description="Share of the purchase price the card still sells for at the end (0-1)."
+    )
     years: Assumed = Field(description="Years the card is kept before it is sold.")
     hours_per_day: Assumed = Field(description="Hours a day the card works (the same hours are rented).")
 

@@ -28,13 +28,13 @@ from generator.data.load import Document, load_file
 from generator.data.problems import Problem, YamlPath, format_path
 from generator.data.records import (
     EditionsFile,
-    ModelKind,
-    Workload,
     GpusFile,
+    ModelKind,
     ModelsFile,
     OffersFile,
     PitfallsFile,
     ScenariosFile,
+    Workload,
 )
 from generator.data.rules import Rules
 
@@ -471,7 +471,11 @@ def editorial_check(cat: Catalogue) -> list[Problem]:
     for i, b in enumerate(cat.buyers.buyers):
         for j, bw in enumerate(b.workloads):
             if bw.model and bw.workload and not model_page_exists(bw.model, bw.workload):
-                at("buyers.yaml", ("buyers", i, "workloads", j), f"{bw.model} is an image model: use workload: inference")
+                at(
+                    "buyers.yaml",
+                    ("buyers", i, "workloads", j),
+                    f"{bw.model} is an image model: use workload: inference",
+                )
     own = cat.ownership
     if own is not None:
         for key, entries in (("electricity", own.electricity), ("pue", own.pue)):

@@ -40,6 +40,8 @@ class SiteContext:
     workload_names: Mapping[str, str]
     form_names: Mapping[str, str]
     figure_names: Mapping[str, str]
+    precision_names: Mapping[str, str]
+    optimizer_names: Mapping[str, str]
     delivery_enum: Mapping[str, Any]
     fallback_note: Callable[..., str]
 
@@ -189,7 +191,6 @@ class MetricsContext:
     """指标怎么看: the explainer's worked examples."""
 
     m: MetricsResults
-    precision_names: Mapping[str, str]
     precision_uses: Mapping[str, str]
 
 

@@ -13,7 +13,15 @@ from generator.data.records import Delivery
 from generator.engine.recommend import fallback_note
 from generator.pages import charts, open_data
 from generator.pages.contexts import SiteContext
-from generator.pages.names import DELIVERY_NAMES, FIGURE_NAMES, FORM_NAMES, SITE_NAME, WORKLOAD_NAMES
+from generator.pages.names import (
+    DELIVERY_NAMES,
+    FIGURE_NAMES,
+    FORM_NAMES,
+    OPTIMIZER_NAMES,
+    PRECISION_NAMES,
+    SITE_NAME,
+    WORKLOAD_NAMES,
+)
 from generator.pages.plan import plan_pages
 from generator.pages.render import MARKER, context_fields, environment, render_page
 from generator.results.evaluate import Results
@@ -27,6 +35,8 @@ def site_context(cat: Catalogue) -> SiteContext:
         workload_names=WORKLOAD_NAMES,
         form_names=FORM_NAMES,
         figure_names=FIGURE_NAMES,
+        precision_names=PRECISION_NAMES,
+        optimizer_names=OPTIMIZER_NAMES,
         delivery_enum={d.value: d for d in Delivery},
         fallback_note=fallback_note,
     )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import zlib
+from collections.abc import Sequence
 
 from generator.data.records import GpuFigure
 
@@ -70,7 +72,9 @@ TREND_TOPIC_NAMES = {
     "prices": "价格",
 }
 
-_PRECISION_WORD = re.compile(r"(?<![A-Za-z0-9_])(mixed 精度|fp32|bf16|fp16|fp8|int8|int4|nf4|q4_k_m|q8_0)(?![A-Za-z0-9_])")
+_PRECISION_WORD = re.compile(
+    r"(?<![A-Za-z0-9_])(mixed 精度|fp32|bf16|fp16|fp8|int8|int4|nf4|q4_k_m|q8_0)(?![A-Za-z0-9_])"
+)
 
 
 def reader_text(text: str) -> str:
@@ -81,4 +85,20 @@ def reader_text(text: str) -> str:
         word = m.group(1)
         return PRECISION_NAMES["mixed"] if word == "mixed 精度" else PRECISION_NAMES[word].split("（")[0]
 
+    text = text.replace("（PEFT prepare_model_for_kbit_training 会升为 fp32）", "（微调时会升为 FP32）")
     return _PRECISION_WORD.sub(name, text)
+
+
+def reader_ids(text: str, names: dict[str, str]) -> str:
+    """``text`` with the ids in ``names`` (GPU ids, delivery values) replaced by display names;
+    longest ids first, whole words only, so "rtx-4090-48g" never half-matches "rtx-4090-4"."""
+    for key in sorted(names, key=len, reverse=True):
+        text = re.sub(rf"(?<![A-Za-z0-9_.-]){re.escape(key)}(?![A-Za-z0-9_.-])", names[key], text)
+    return text
+
+
+def variant(options: Sequence[str], key: str) -> str:
+    """One of ``options`` chosen by ``key`` (a page id): the same page always gets the same
+    wording, and a sentence that every page of a kind carries does not read word for word
+    the same on all of them."""
+    return options[zlib.crc32(key.encode("utf-8")) % len(options)]

@@ -23,7 +23,9 @@ from generator.pages.names import (
     TREND_TOPIC_NAMES,
     VERDICT_CLASSES,
     WORKLOAD_NAMES,
+    reader_ids,
     reader_text,
+    variant,
 )
 from generator.pages.ownership_form import ownership_form_data
 from generator.pages.render import Page
@@ -217,7 +219,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
         if pick and pick.monthly:
             desc = f"计算推荐 {pick.gpu.name} × {pick.cards}，每月约 {cny(pick.monthly.total)}。{s.summary}"
         pl.add(f"scenarios/{s.id}.md", "scenario.md.j2", s.title, desc,
-               ctx.ScenarioContext(s, r.request, r.usage, r.rec, cat.models[s.model], r.disagreement,
+               ctx.ScenarioContext(s, r.request, r.usage, r.rec, cat.models[s.model], _reader_disagreement(cat, r),
                                    _assumptions(r)), everything, trail=(SCENARIOS,), nav_order=order)  # fmt: skip
 
     gpu_pitfalls = {g: [p for p in cat.pitfalls if g in p.gpus] for g in cat.gpus}
@@ -287,10 +289,15 @@ def _model_faq(mp: model_pages.ModelPage) -> list[tuple[str, str]]:
     )
     fitting = [o for o in mp.rec.options if o.cards is not None]
     cards = "；".join(f"{o.gpu.name} {o.cards} 张" for o in sorted(fitting, key=lambda o: (o.cards or 0, o.gpu.id))[:6])
-    second = (
-        f"{name} {kind}需要几张卡？",
-        f"显存不能跨卡相加，按每卡峰值计算：{cards}。" if cards else "数据中的 GPU 都装不下。",
+    lead = variant(
+        (
+            "显存不能跨卡相加，按每卡峰值计算：",
+            "每张卡都要装下自己那一份，按每卡峰值算，所需卡数为：",
+            "多卡时模型被切分到各张卡上，每张卡都得放得下自己的部分：",
+        ),
+        mp.slug,
     )
+    second = (f"{name} {kind}需要几张卡？", f"{lead}{cards}。" if cards else "数据中的 GPU 都装不下。")
     out = [first, second]
     pick = mp.rec.pick
     if pick is not None and pick.monthly is not None:
@@ -344,7 +351,7 @@ def _editorial_pages(pl: _Planner, results: Results, inputs: tuple[str, ...]) ->
         "GPU 指标怎么看：精度、稀疏、显存带宽、互联与功耗",
         "FP32、BF16、FP8、INT8 各用在哪，稀疏算力为什么是稠密的两倍，显存容量和带宽各决定什么，"
         "NVLink 与 PCIe 差多少，功耗换成电费是多少。",
-        ctx.MetricsContext(m, PRECISION_NAMES, PRECISION_USES),
+        ctx.MetricsContext(m, PRECISION_USES),
         inputs,
     )
     counts = {v: sum(1 for c in results.claims if c.verdict is v) for v in {c.verdict for c in results.claims}}
@@ -394,3 +401,10 @@ def _editorial_pages(pl: _Planner, results: Results, inputs: tuple[str, ...]) ->
         ctx.TrendsContext(results.trends, TREND_TOPIC_NAMES),
         inputs,
     )
+
+
+def _reader_disagreement(cat: Catalogue, r: ScenarioResult) -> str | None:
+    """The engine's sentence with GPU names and delivery forms instead of ids."""
+    if r.disagreement is None:
+        return None
+    return reader_ids(r.disagreement, {**{g.id: g.name for g in cat.gpus.values()}, **DELIVERY_NAMES})

@@ -128,7 +128,7 @@ def tflops_ratio(ins: _Inputs, claim: Claim) -> ClaimResult:
         figures.append(Figure(f"说法里的 {c.stated_figure:g} TFLOPS", f"= 稠密值的 {times_dense:.2f} 倍"))
         if closeness(times_dense, SPARSITY_FACTOR, tol) is Verdict.holds:
             mixed = c.stated_figure / b.tensor_tflops
-            figures.append(Figure(f"拿稀疏值比对方的稠密值", f"{mixed:.1f} 倍"))
+            figures.append(Figure("拿稀疏值比对方的稠密值", f"{mixed:.1f} 倍"))
             why = (
                 f"{c.stated_figure:g} TFLOPS 是 {a.name} 的稀疏算力（稠密值的两倍），拿它去比 {b.name} 的稠密值才得出"
                 f" {mixed:.1f} 倍；同口径比只有 {ratio:.1f} 倍。"

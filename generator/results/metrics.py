@@ -106,7 +106,9 @@ def metrics_results(cat: Catalogue, models: list[ModelPage]) -> MetricsResults:
             p,
             bits,
             weights_gb(model, bits),
-            sum(1 for g in gpus if getattr(g, FIGURE_OF_PRECISION[p]) is not None) if p in FIGURE_OF_PRECISION else None,
+            sum(1 for g in gpus if getattr(g, FIGURE_OF_PRECISION[p]) is not None)
+            if p in FIGURE_OF_PRECISION
+            else None,
         )
         for p, bits in rules.memory.bits_per_param.items()
         if p is not Precision.mixed

@@ -149,7 +149,9 @@ def ownership_rows(cat: Catalogue, inputs: OwnershipInputs | None = None) -> lis
         gpu = cat.gpus[p.gpu]
         per_card = p.price_cny / p.cards
         month = own_month(per_card, gpu.tdp_w, inputs, cat.rules.cost)
-        rows.append(OwnershipRow(p, gpu, per_card, month, rent[0], rent[1], break_even_months(per_card, rent[0], month)))
+        rows.append(
+            OwnershipRow(p, gpu, per_card, month, rent[0], rent[1], break_even_months(per_card, rent[0], month))
+        )
     return rows
 
 

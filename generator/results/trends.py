@@ -4,13 +4,14 @@ how the cheapest price of a GPU moved between the oldest and the newest quote)."
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 import pandas as pd
 
 from generator.data.catalogue import Catalogue
 from generator.data.editorial import TrendFact
-from generator.data.records import Gpu, Vendor
+from generator.data.records import Gpu, Offer, Vendor
 from generator.engine import cost as costs
 from generator.results.prices import CardMonth
 
@@ -83,18 +84,18 @@ def price_moves(cat: Catalogue) -> list[PriceMove]:
     """GPUs quoted on at least two dates: the cheapest card-month (low end) on each end date."""
     out = []
     for gpu in cat.gpus.values():
-        offers = cat.offers_for(gpu.id)
+        offers = sorted(cat.offers_for(gpu.id), key=lambda o: o.id)
         dates = sorted({o.as_of for o in offers})
-        if len(dates) < 2:
-            continue
-
-        def cheapest(day: object) -> CardMonth:
-            priced = [
-                CardMonth(costs.card_month_cny(o, cat.rules.cost, o.price_low_cny or o.price_cny), o)
-                for o in sorted(offers, key=lambda o: o.id)
-                if o.as_of == day
-            ]
-            return min(priced, key=lambda c: round(c.cny, 6))
-
-        out.append(PriceMove(gpu, cheapest(dates[0]), cheapest(dates[-1])))
+        if len(dates) >= 2:
+            out.append(PriceMove(gpu, _cheapest_on(cat, offers, dates[0]), _cheapest_on(cat, offers, dates[-1])))
     return out
+
+
+def _cheapest_on(cat: Catalogue, offers: list[Offer], day: dt.date) -> CardMonth:
+    """The lowest card-month (low end of a range) among the offers dated ``day``; ties: offer id."""
+    priced = [
+        CardMonth(costs.card_month_cny(o, cat.rules.cost, o.price_low_cny or o.price_cny), o)
+        for o in offers
+        if o.as_of == day
+    ]
+    return min(priced, key=lambda c: round(c.cny, 6))
