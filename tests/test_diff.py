@@ -336,6 +336,10 @@ def test_job_cost_and_removed_gpu(tmp_path: Path, capsys: pytest.CaptureFixture[
     )
     replace_in(root / "data" / "pitfalls.yaml", "gpus: [rtx-4090-24g, a100-sxm-80g]", "gpus: [a100-sxm-80g]")
     replace_in(root / "data" / "scenarios.yaml", "gpu: rtx-4090-24g", "gpu: h100-sxm-80g")
+    # The editorial files name the removed GPU too; an editor points them at another one.
+    for name in ("claims.yaml", "buyers.yaml", "ownership.yaml"):
+        path = root / "data" / name
+        path.write_text(path.read_text(encoding="utf-8").replace("rtx-4090-24g", "a100-sxm-80g"), encoding="utf-8")
     code, out, err = run_diff(root, capsys, "--base", "HEAD")
     assert (code, err) == (0, "")
     assert "GPUs removed:\n\n- `rtx-4090-24g` GeForce RTX 4090 24GB\n" in out

@@ -174,6 +174,36 @@ def hostile_edit(data: Path) -> None:
             p["scenario"] = f"s-{i:02d}"
         pitfalls["pitfalls"].append(p)
     _dump(data / "pitfalls.yaml", pitfalls)
+    hostile_editorial(data)
+
+
+def hostile_editorial(data: Path) -> None:
+    """The editorial files too: claims, buyers, market facts, purchase prices and their sources."""
+    claims = _load(data / "claims.yaml")
+    for i in range(N):
+        c = copy.deepcopy(claims["claims"][i % len(claims["claims"])])
+        c.update(id=f"c-{i:02d}", claim=P(i), source_title=P(i + 1), source=NASTY_URL)
+        claims["claims"].append(c)
+    _dump(data / "claims.yaml", claims)
+    buyers = _load(data / "buyers.yaml")
+    for i in range(N):
+        buyers["buyers"].append({"id": f"b-{i:02d}", "title": P(i), "summary": f"{P(i + 1)} 概述 {ALL}",
+                                 "source": NASTY_URL, "article_picks": [f"h-{i:02d}"],
+                                 "workloads": [{"scenario": f"s-{i:02d}"}]})  # fmt: skip
+    _dump(data / "buyers.yaml", buyers)
+    trends = _load(data / "trends.yaml")
+    for i in range(N):
+        trends["facts"].append({"id": f"t-{i:02d}", "date": trends["facts"][0]["date"], "topic": "memory",
+                                "fact": P(i), "source": NASTY_URL, "quote": P(i + 1), "note": f"{P(i + 2)} 注 {ALL}"})  # fmt: skip
+    _dump(data / "trends.yaml", trends)
+    own = _load(data / "ownership.yaml")
+    base = own["purchases"][0]
+    for i in range(N):
+        own["purchases"].append({**base, "id": f"u-{i:02d}", "gpu": f"h-{i:02d}", "source": NASTY_URL,
+                                 "quote": P(i), "note": f"{P(i + 1)} 注 {ALL}"})  # fmt: skip
+        own["electricity"].append({**own["electricity"][0], "id": f"e-{i:02d}", "label": P(i), "source": NASTY_URL,
+                                   "quote": P(i + 1), "note": f"{P(i + 2)} 注"})  # fmt: skip
+    _dump(data / "ownership.yaml", own)
 
 
 #: (file, list key, fields) of every free-text field the test fills
@@ -409,6 +439,27 @@ def test_payloads_show_as_text(pages: dict[str, Page]) -> None:
             missing.append(f"{scenario_page}: description {description!r}")
     assert missing == []
     assert "<script>alert(1)</script> 规格与租赁价格" in pages["gpus/h-00/index.html"].visible
+
+
+def test_editorial_payloads_show_as_text(pages: dict[str, Page]) -> None:
+    missing = []
+
+    def expect(page_name: str, value: str, what: str) -> None:
+        if shown(value) not in pages[page_name].visible:
+            missing.append(f"{page_name}: {what} {value!r}")
+
+    for i in range(N):
+        expect("claims/index.html", P(i), "claim")
+        expect("claims/index.html", P(i + 1), "claim source title")
+        expect("buyers/index.html", P(i), "buyer title")
+        expect("buyers/index.html", f"{P(i + 1)} 概述 {ALL}", "buyer summary")
+        expect("trends/index.html", P(i), "fact")
+        expect("trends/index.html", P(i + 1), "fact quote")
+        expect("trends/index.html", f"{P(i + 2)} 注 {ALL}", "fact note")
+        expect("rent-or-buy/index.html", P(i), "purchase quote")
+        expect("rent-or-buy/index.html", f"{P(i + 1)} 注 {ALL}", "purchase note")
+        expect("rent-or-buy/index.html", P(i), "electricity label")
+    assert missing == []
 
 
 def test_template_and_snippet_syntax_is_not_evaluated(hostile: Path, pages: dict[str, Page]) -> None:

@@ -136,6 +136,7 @@ def test_a_disagreeing_pick_is_a_notice_that_strict_check_accepts(tmp_path: Path
         in notice.format()
     )
     page = gen.files["scenarios/full-13b.md"].decode("utf-8")
-    assert "编辑推荐 a100-sxm-80g，计算结果为 h100-sxm-80g" in page
+    # The reader sees GPU names where the editor's notice has ids.
+    assert "编辑推荐 A100 80GB SXM，计算结果为 H100 80GB SXM" in page
     capsys.readouterr()
     assert main(["--root", str(root), "check", "--strict"]) == 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Gpu
+from generator.data.records import Gpu, Workload
 from generator.engine.recommend import links_cards
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
@@ -32,6 +32,7 @@ from generator.pages.render import Page
 from generator.pages.rows import LadderRow, delivery_ranges, ladder_rows, offer_rows, scenario_rows
 from generator.pages.seo import Crumb, breadcrumb_ld, clip, faq_ld, product_ld
 from generator.results import comparisons, model_pages
+from generator.results.claims import Verdict
 from generator.results.evaluate import Results
 from generator.results.ownership import default_inputs, unrented_purchases
 from generator.results.scenarios import ScenarioResult
@@ -282,9 +283,11 @@ def _scenario_options(scenarios: dict[str, ScenarioResult], gpu: Gpu) -> list[ct
 
 def _model_faq(mp: model_pages.ModelPage) -> list[tuple[str, str]]:
     name, kind = mp.model.name, WORKLOAD_NAMES[mp.workload.value]
+    prec = PRECISION_NAMES[mp.request.precision.value].split("（")[0]  # the short name: "混合精度", "BF16"
+    load = f"{mp.request.batch} 路并发" if mp.workload is Workload.inference else f"批大小 {mp.request.batch}"
     first = (
         f"{name} {kind}需要多少显存？",
-        f"按 {PRECISION_NAMES[mp.request.precision.value]}、批大小 {mp.request.batch}、上下文 {mp.request.context} token 估算，"
+        f"按{' ' if prec.isascii() else ''}{prec}、{load}、上下文 {mp.request.context} token 估算，"
         f"单卡峰值约 {mp.single_card.total_gib:.1f} GiB。",
     )
     fitting = [o for o in mp.rec.options if o.cards is not None]
@@ -354,8 +357,8 @@ def _editorial_pages(pl: _Planner, results: Results, inputs: tuple[str, ...]) ->
         ctx.MetricsContext(m, PRECISION_USES),
         inputs,
     )
-    counts = {v: sum(1 for c in results.claims if c.verdict is v) for v in {c.verdict for c in results.claims}}
-    summary = "，".join(f"{v.value} {n} 条" for v, n in sorted(counts.items(), key=lambda kv: kv[0].value))
+    counts = [(v, sum(1 for c in results.claims if c.verdict is v)) for v in Verdict]
+    summary = "，".join(f"{v.value} {n} 条" for v, n in counts if n)
     pl.add(
         "claims.md",
         "claims.md.j2",

@@ -294,10 +294,11 @@ def price_rank(ins: _Inputs, claim: Claim) -> ClaimResult:
     if mine is not None:
         figures.append(Figure(f"{gpu.name} 所用报价日期", mine.offer.as_of.isoformat()))
     verdict = Verdict.holds if rank <= _stated(c) else Verdict.fails
-    why = (
-        f"按每卡时最低租金除以稠密 16 位算力，{gpu.name} 在 {len(order)} 款有报价的卡里排第 {rank}，"
-        f"是 {best.name} 的 {per[gpu.id] / per[best.id]:.1f} 倍。"
-    )
+    why = f"按每卡时最低租金除以稠密 16 位算力，{gpu.name} 在 {len(order)} 款有报价的卡里排第 {rank}"
+    if rank == 1:
+        why += "，是最便宜的。"
+    else:
+        why += f"，每 TFLOP·时的租金是最便宜的 {best.name} 的 {per[gpu.id] / per[best.id]:.1f} 倍。"
     return ClaimResult(claim, verdict, tuple(figures), why, links, float(rank))
 
 
@@ -323,8 +324,11 @@ def price_ratio(ins: _Inputs, claim: Claim) -> ClaimResult:
         Figure(f"{b.name} 最低当期租金", _price_words(b, pb)),
         Figure("比值", f"{ratio:.2f}（说法 {stated:g}）"),
     )
-    side = "更低" if ratio < stated else "更高"
-    why = f"按数据中最低的当期报价，{a.name} 的租金约为 {b.name} 的 {pct(ratio)}，比说法的 {pct(stated)} {side}。"
+    if verdict is Verdict.holds:
+        compared = f"与说法的 {pct(stated)} 相符"
+    else:
+        compared = f"比说法的 {pct(stated)} {'更低' if ratio < stated else '更高'}"
+    why = f"按数据中最低的当期报价，{a.name} 的租金约为 {b.name} 的 {pct(ratio)}，{compared}。"
     if pa.offer.promo or pb.offer.promo:
         why += "其中用到的是活动价，活动结束后比值会变。"
     return ClaimResult(claim, verdict, figures, why, links, ratio)
