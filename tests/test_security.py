@@ -381,6 +381,30 @@ def test_read_only_output_folder_is_a_clear_error(project: Path) -> None:
         folder.chmod(0o755)
 
 
+@pytest.mark.parametrize("lock_file", ["there", "missing"])
+def test_read_only_project_folder_is_a_clear_error(project: Path, lock_file: str) -> None:
+    if lock_file == "missing":
+        (project / ".gpu-guide.lock").unlink()
+    docs = tree(project / "docs")
+    project.chmod(0o555)
+    try:
+        done = cli_without_override(project, "build", "--no-site")
+    finally:
+        project.chmod(0o755)
+    assert (done.returncode, done.stdout) == (1, "")
+    if lock_file == "missing":
+        assert done.stderr == (
+            f"cannot create the lock file {project / '.gpu-guide.lock'}: Permission denied; the project folder must "
+            "be writable by you\nAborted: nothing was written.\n"
+        )
+    else:
+        assert done.stderr == (
+            f"{project} is not writable by you; the build writes its staging folders there before swapping them in: "
+            "make the project folder writable or build as its owner\nAborted: nothing was written.\n"
+        )
+    assert tree(project / "docs") == docs and leftovers(project) == []
+
+
 def test_staging_folder_that_cannot_be_removed_is_reported(project: Path) -> None:
     dead = project / ".docs-staging-999999999-abc"
     (dead / "stuck").mkdir(parents=True)

@@ -103,12 +103,12 @@ def _open(path: Path) -> int:
     flags = os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         return os.open(path, os.O_RDWR | flags, 0o644)
-    except PermissionError:
-        try:
+    except PermissionError as denied:
+        try:  # someone else's lock file that we may only read still locks
             return os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError as exc:
+        except OSError:
             raise OutputError(
-                f"cannot open the lock file {path}: {exc.strerror}; the project folder must be writable by you"
+                f"cannot create the lock file {path}: {denied.strerror}; the project folder must be writable by you"
             ) from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
