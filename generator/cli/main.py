@@ -63,11 +63,23 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as exc:
+        # Commands that write say what the interruption left (generator.publish.staging.Interrupted);
+        # anything else was interrupted before it wrote a byte.
+        print(f"Interrupted; {getattr(exc, 'message', 'nothing was written.')}", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    from generator.publish.staging import OutputError
+
     try:
         return _run(args)
     except DataError as exc:
@@ -75,14 +87,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         n = sum(1 for p in exc.problems if p.severity is Severity.error)
         print(f"Aborted: {n} problem(s) in the data; nothing was written.", file=sys.stderr)
         return 1
+    except (OutputError, FileExistsError) as exc:
+        # A symbolic link, hand-written file or unwritable folder in the way, or another writer.
+        print(str(exc), file=sys.stderr)
+        print("Aborted: nothing was written.", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # The reader went away (`gpu-guide recommend … | head`): end quietly, as Unix tools do.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
-        print("Interrupted; docs/ and site/ are unchanged.", file=sys.stderr)
-        return 130
+        raise
     except Exception as exc:
         print(
             f"gpu-guide: internal error ({type(exc).__name__}: {exc}); nothing was written. "
@@ -129,10 +145,6 @@ def _build(project: Project, site: bool, production: bool) -> int:
     except SiteBuildError as exc:
         print("\n".join(exc.messages), file=sys.stderr)
         print("Aborted: mkdocs build --strict failed; docs/ and site/ are unchanged.", file=sys.stderr)
-        return 1
-    except FileExistsError as exc:
-        print(str(exc), file=sys.stderr)
-        print("Aborted: nothing was written.", file=sys.stderr)
         return 1
     if gen.warnings:
         print(render(gen.warnings), file=sys.stderr)

@@ -134,10 +134,39 @@ def validate_document(doc: Document, model: type[BaseModel]) -> tuple[BaseModel 
         return None, [_problem(doc, err, model) for err in exc.errors(include_url=False)]
 
 
-#: Characters a quoted YAML escape (``"\\v"``, ``"\\x00"``, ``"\\ud800"``) can put into text
-#: that no page, SVG chart or UTF-8 file can carry: C0 controls other than tab and line
-#: breaks, lone surrogates, and the two non-characters XML forbids.
-_UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+#: Characters a quoted YAML escape (``"\\v"``, ``"\\x7f"``, ``"\\x85"``, ``"\\ud800"``) can put into
+#: text that no page, SVG chart or UTF-8 file can carry: C0 controls other than tab and the
+#: line feed (a carriage return only gets there as "\\r": YAML turns typed line breaks into
+#: line feeds, and a lone one would split a CSV row), DEL, the C1 controls U+0080–U+009F, lone
+#: surrogates and the two non-characters XML forbids. (The loader already refuses them typed
+#: raw; see generator.data.load.)
+_UNSHOWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+#: The bidirectional controls: invisible, and they reorder the text around them on the page
+#: (U+202E makes "¥0848" read "¥8480"). They can be typed raw, so they need no escape.
+_BIDI = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def forbidden_character(text: str) -> tuple[str, str] | None:
+    """The first character of ``text`` no page may carry, as ("U+202E", "control" or "direction"), else None."""
+    found = _UNSHOWABLE.search(text)
+    if found:
+        return f"U+{ord(found.group()):04X}", "control"
+    found = _BIDI.search(text)
+    if found:
+        return f"U+{ord(found.group()):04X}", "direction"
+    return None
+
+
+def _text_message(code: str, kind: str) -> str:
+    if kind == "control":
+        return (
+            f"contains the invisible character {code}, which a web page cannot show; "
+            "remove it (it comes from a backslash escape inside quotes)"
+        )
+    return (
+        f"contains the invisible direction control {code}, which shows the text after it in another order "
+        "(a price can read backwards); delete it (retype the value if your editor does not show it)"
+    )
 
 
 def text_problems(doc: Document) -> list[Problem]:
@@ -146,19 +175,10 @@ def text_problems(doc: Document) -> list[Problem]:
 
     def walk(value: Any, path: YamlPath) -> None:
         if isinstance(value, str):
-            found = _UNSHOWABLE.search(value)
+            found = forbidden_character(value)
             if found:
                 mark = doc.mark(path)
-                problems.append(
-                    Problem(
-                        doc.name,
-                        mark.line,
-                        mark.col,
-                        format_path(path),
-                        f"contains the invisible character U+{ord(found.group()):04X}, which a web page cannot "
-                        "show; remove it (it comes from a backslash escape inside quotes)",
-                    )
-                )
+                problems.append(Problem(doc.name, mark.line, mark.col, format_path(path), _text_message(*found)))
         elif isinstance(value, dict):
             for key, item in value.items():
                 walk(item, (*path, key))

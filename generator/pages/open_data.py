@@ -1,4 +1,9 @@
-"""Open data files under ``docs/data/``: the GPU specs and the offers as JSON and CSV."""
+"""Open data files under ``docs/data/``: the GPU specs and the offers as JSON and CSV.
+
+The JSON files hold every value exactly. In the CSV files a text cell that starts with
+``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'`` so that a
+spreadsheet opening the file shows it as text instead of running it as a formula.
+"""
 
 from __future__ import annotations
 
@@ -78,9 +83,22 @@ def offers_csv(cat: Catalogue) -> bytes:
     return _csv(pd.DataFrame(rows, columns=columns))
 
 
+#: What makes a spreadsheet read a text cell as a formula (OWASP "CSV Injection"): such a
+#: cell gets a leading apostrophe, which spreadsheets show as text and do not evaluate.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(value: object) -> object:
+    """A text cell that cannot start a formula; numbers, booleans and empty cells unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def _csv(frame: pd.DataFrame) -> bytes:
-    # JSON-style booleans, so the CSV reads the same as gpus.json.
-    frame = frame.apply(lambda col: col.map(lambda v: str(v).lower() if isinstance(v, bool) else v))
+    # JSON-style booleans, so the CSV reads the same as gpus.json; then text cells are made
+    # formula-proof (the JSON files keep every string exactly).
+    frame = frame.apply(lambda col: col.map(lambda v: str(v).lower() if isinstance(v, bool) else spreadsheet_text(v)))
     buf = io.StringIO()
     frame.to_csv(buf, index=False, lineterminator="\n", float_format="%.6g")
     return buf.getvalue().encode("utf-8")
