@@ -38,7 +38,8 @@ PLACEHOLDER_NOTE = (
     "note: site_url https://fixture.example.com/ is a placeholder; set the real domain in mkdocs.yml before "
     "publishing (`--production` refuses it).\n"
 )
-BUILT_NO_SITE = "Built 35 generated files into docs/ (data as of 2026-07-01).\n"
+#: the mini fixture's 37 golden files (tests/golden/mini) plus its 3 SVG charts
+BUILT_NO_SITE = "Built 40 generated files into docs/ (data as of 2026-07-01).\n"
 
 
 # --------------------------------------------------------------------------- helpers
