@@ -355,20 +355,3 @@ def test_min_gpus_fits_and_predecessor_does_not(wp, params, context, batch, gb) 
     i = counts.index(n)
     if i > 0:
         assert estimate(replace(req, gpus=counts[i - 1]), MEM).total_gib > limit
-
-
-def test_sdxl_at_1024_needs_about_11_gib_and_never_splits() -> None:
-    """Reported diffusers SDXL fp16 peaks at 1024x1024 without offload are ~11-12 GB;
-    the seed article's 8-12 GB range agrees. More cards do not help (no TP for pipelines)."""
-    from generator.data.records import ModelKind
-
-    rules = MEM
-    arch = Arch.from_params(3.47, kind=ModelKind.diffusion, defaults=rules.arch_defaults)
-    req = Request(workload="inference", arch=arch, precision="fp16", batch=1, context=1024)
-    est = estimate(req, rules)
-    assert 10.0 <= est.total_gib <= 12.5
-    assert estimate(replace(req, gpus=4), rules).total_gib == est.total_gib
-    assert min_gpus(req, 8, rules) is None and min_gpus(req, 24, rules) == 1
-    assert all(a.key != "derived_arch" for a in est.assumptions)
-    bigger = estimate(replace(req, context=2048), rules)
-    assert bigger.breakdown["activations"] == pytest.approx(4 * est.breakdown["activations"])

@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
-from generator.data.records import Optimizer, Precision
+from generator.data.records import Offload, Optimizer, Precision
 
 #: A precision name as YAML text (records.Precision's values).
 PrecisionName = Annotated[Precision, Strict(False)]
@@ -91,6 +91,13 @@ class DefaultRules(_Section):
     optimizer: OptimizerName = Field(description="Training optimizer.")
     lora_rank: int = Field(ge=1, description="LoRA rank.")
     zero_stage: int = Field(ge=0, le=3, description="ZeRO stage when training on several cards.")
+    output_tokens: int = Field(
+        ge=1, description="Serving: tokens generated per request; the prompt is the context minus this."
+    )
+    resolution: int = Field(ge=64, le=8192, description="Image models: side of the square image in pixels.")
+    offload: Annotated[Offload, Strict(False)] = Field(
+        description="Image models: none (all parts on the GPU) or model (model CPU offload)."
+    )
     disk_gb: float = Field(ge=0, description="Data disk kept all month, GB.")
     egress_gb_month: float = Field(ge=0, description="Outbound traffic per month, GB.")
     public_ip: bool = Field(description="Whether one public IP per instance is rented.")
@@ -125,6 +132,40 @@ class ArchDefaults(_Section):
     moe_experts_per_token: int = Field(ge=1, description="Experts each token uses when a MoE entry omits it.")
 
 
+class PrefillLogits(StrEnum):
+    """Which prompt positions a serving stack computes logits for during prefill."""
+
+    last_token = "last_token"  # vLLM, transformers generate() with logits_to_keep=1
+    all_tokens = "all_tokens"  # a plain forward over the prompt (older generate(), scoring scripts)
+
+
+class ServingStack(_Section):
+    """The serving software a page assumes, and what it keeps during prefill."""
+
+    name: str = Field(min_length=1, max_length=60, description="Display name, e.g. vLLM.")
+    prefill_logits: Annotated[PrefillLogits, Strict(False)] = Field(
+        description="last_token (one row of logits per sequence) or all_tokens (a row per prompt token)."
+    )
+
+
+class DenoiserActivations(_Section):
+    """Denoiser activation peak per image pass per megapixel of output, 16-bit, GiB."""
+
+    unet: float = Field(ge=0, description="UNet denoisers (SDXL).")
+    transformer: float = Field(ge=0, description="Diffusion-transformer denoisers (SD3, FLUX).")
+
+
+class DiffusionRules(_Section):
+    """Memory of an image-generation pipeline beyond its weights."""
+
+    vae_decode_gib_per_megapixel: float = Field(
+        ge=0, description="VAE decode peak per image per megapixel in 16-bit, GiB (fp32 decoding doubles it)."
+    )
+    denoiser_gib_per_megapixel: DenoiserActivations = Field(
+        description="Denoiser activations per image pass per megapixel, 16-bit, GiB."
+    )
+
+
 class InferenceRules(_Section):
     """Memory of serving a model."""
 
@@ -140,12 +181,14 @@ class InferenceRules(_Section):
     prefill_resident_hidden_copies: float = Field(
         ge=0, description="Hidden-width tensors alive across the whole layer (residual stream, layer input)."
     )
-    diffusion_activation_gib_per_megapixel: float = Field(
-        ge=0, description="Diffusion models: denoise and VAE-decode peak per million output pixels, GiB."
-    )
     last_token_logits_bytes_per_vocab: float = Field(
         ge=0, description="Bytes per vocabulary entry for the last position's logits and sampling, per sequence."
     )
+    all_token_logits_bytes_per_vocab: float = Field(
+        ge=0, description="Bytes per vocabulary entry per prompt token when a stack keeps logits for every token."
+    )
+    serving_stack: ServingStack = Field(description="The serving software the pages assume.")
+    diffusion: DiffusionRules = Field(description="Image-generation pipelines.")
 
 
 class TrainingRecipe(_Section):
@@ -337,12 +380,24 @@ class ModelPageWorkload(_Section):
     job_tokens_b: float | None = Field(
         default=None, gt=0, description="Training: tokens of the reference job, billions."
     )
+    output_tokens: int | None = Field(
+        default=None, ge=1, description="Serving: tokens generated per request (the prompt is context minus this)."
+    )
+
+
+class DiffusionPageWorkload(_Section):
+    """What an image model's page sizes (the precision is the model's own pipeline_precision)."""
+
+    batch: int = Field(ge=1, description="Images generated together.")
+    resolution: int = Field(ge=64, le=8192, description="Side of the square image in pixels.")
+    offload: Annotated[Offload, Strict(False)] = Field(description="none or model (model CPU offload).")
 
 
 class ModelPageKinds(_Section):
-    """One workload definition per kind of model page; all four are required."""
+    """One workload definition per kind of model page; all five are required."""
 
-    inference: ModelPageWorkload = Field(description="Serving one user.")
+    inference: ModelPageWorkload = Field(description="Serving a language model.")
+    diffusion: DiffusionPageWorkload = Field(description="Generating images with a diffusion model.")
     lora: ModelPageWorkload = Field(description="LoRA fine-tuning.")
     qlora: ModelPageWorkload = Field(description="QLoRA fine-tuning.")
     full: ModelPageWorkload = Field(description="Full fine-tuning.")

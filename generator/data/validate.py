@@ -395,7 +395,56 @@ def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
                 ("models", i),
                 "set experts and experts_per_token together for a mixture-of-experts model",
             )
+        problems += _diffusion_model_problems(cat, i, m)
+    models = cat.models
+    for i, sc in enumerate(cat.scenarios.values()):
+        model = models.get(sc.model)
+        if model is None:
+            continue
+        here = ("scenarios", i)
+        if model.kind.value == "diffusion":
+            if sc.context is not None:
+                at("scenarios.yaml", (*here, "context"), "an image model has no token context; give the image side "
+                   "as resolution (e.g. resolution: 1024 for 1024×1024) and remove context")  # fmt: skip
+            if sc.output_tokens is not None:
+                at("scenarios.yaml", (*here, "output_tokens"), "output_tokens is for language models; remove it")
+        else:
+            for name in ("resolution", "offload"):
+                if getattr(sc, name) is not None:
+                    at("scenarios.yaml", (*here, name), f"{name} is for image models; remove it")
+            context = sc.context or cat.rules.defaults.context
+            if sc.output_tokens is not None and sc.output_tokens >= context:
+                at("scenarios.yaml", (*here, "output_tokens"), f"output_tokens ({sc.output_tokens}) must be below "
+                   f"the context ({context} tokens: prompt + output); raise context or lower output_tokens")  # fmt: skip
+            if sc.output_tokens is not None and sc.workload.value != "inference":
+                at("scenarios.yaml", (*here, "output_tokens"), "output_tokens is for serving (workload: inference)")
     return problems
+
+
+def _diffusion_model_problems(cat: Catalogue, i: int, m: Any) -> list[Problem]:
+    """An image model needs its parts (one denoiser, one VAE) adding up to params_b, and its dtype."""
+    here = ("models", i)
+    if m.kind.value != "diffusion":
+        if m.components or m.denoiser_passes is not None or m.pipeline_precision is not None:
+            return [cat.locate("models.yaml", here, "components, denoiser_passes and pipeline_precision are for "
+                               "image models (kind: diffusion); remove them")]  # fmt: skip
+        return []
+    out = []
+    missing = [name for name in ("components", "denoiser_passes", "pipeline_precision") if not getattr(m, name)]
+    if missing:
+        out.append(cat.locate("models.yaml", here, f"an image model needs {', '.join(missing)} for the memory "
+                              "estimate (see the sdxl entry)"))  # fmt: skip
+    if m.components:
+        denoisers = [c for c in m.components if c.role.denoiser]
+        vaes = [c for c in m.components if c.role.value == "vae"]
+        if len(denoisers) != 1 or len(vaes) != 1:
+            out.append(cat.locate("models.yaml", (*here, "components"), "list exactly one denoiser (role unet or "
+                                  f"transformer) and one vae; found {len(denoisers)} and {len(vaes)}"))  # fmt: skip
+        total = sum(c.params for c in m.components) / 1e9
+        if abs(total - m.params_b) > 0.01 * m.params_b + 0.005:
+            out.append(cat.locate("models.yaml", (*here, "params_b"), f"params_b {m.params_b:g} does not match its "
+                                  f"components, which add up to {total:.3f}B; correct one of them"))  # fmt: skip
+    return out
 
 
 def _duplicates(ids: list[Any]) -> list[tuple[int, Any]]:

@@ -55,18 +55,31 @@ def scenario_request(scenario: Scenario, model: OpenModel, rules: Rules) -> Requ
     def pick(value: T | None, default: T) -> T:
         return default if value is None else value
 
+    context = pick(scenario.context, d.context)
+    serving = scenario.workload is Workload.inference and model.kind is ModelKind.llm
     return Request(
         workload=scenario.workload,
         arch=arch_for(model, rules),
         precision=scenario.precision,
         kv_precision=scenario.kv_precision,
         batch=pick(scenario.batch, d.batch),
-        context=pick(scenario.context, d.context),
+        context=context,
         grad_checkpointing=pick(scenario.grad_checkpointing, d.grad_checkpointing),
         optimizer=pick(scenario.optimizer, d.optimizer),
         lora_rank=pick(scenario.lora_rank, d.lora_rank),
         zero_stage=pick(scenario.zero_stage, d.zero_stage),
+        output_tokens=output_tokens(scenario.output_tokens, context, rules) if serving else None,
+        resolution=pick(scenario.resolution, d.resolution),
+        offload=pick(scenario.offload, d.offload),
     )
+
+
+def output_tokens(given: int | None, context: int, rules: Rules) -> int:
+    """Tokens generated per request: as given, else ``rules.defaults.output_tokens``, always
+    leaving the prompt at least half the context when the default would not fit."""
+    if given is not None:
+        return given
+    return min(rules.defaults.output_tokens, max(1, context // 2))
 
 
 class Sizer:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.data.records import Edition, Gpu, OpenModel, Pitfall, Scenario
-from generator.data.rules import CostRules, ModelPageWorkload
+from generator.data.rules import CostRules, ModelPageKinds, ModelPageWorkload
 from generator.engine.cost import Usage
 from generator.engine.recommend import Option, Recommendation
 from generator.engine.request import Request
@@ -115,6 +115,7 @@ class EditorGuideContext:
 @dataclass(frozen=True)
 class ModelsIndexContext:
     pages: list[ModelPage]
+    specs: ModelPageKinds  # what each kind of model page sizes
 
 
 @dataclass(frozen=True)
@@ -163,10 +164,23 @@ class GpuContext:
 
 
 @dataclass(frozen=True)
+class ComponentRow:
+    """One part of an image model with its weights at the page's precision."""
+
+    name: str
+    label: str  # its role in the pipeline, in Chinese
+    params_b: float
+    gib: float
+    source: Any
+
+
+@dataclass(frozen=True)
 class ModelContext:
     mp: ModelPage
     faq: list[tuple[str, str]]
     assumptions: list[str]
+    kind_label: str  # 生成图像 for image models, else the workload's name
+    components: list[ComponentRow]
 
 
 @dataclass(frozen=True)

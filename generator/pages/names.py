@@ -32,3 +32,10 @@ FIGURE_NAMES = {
     GpuFigure.pcie_gen.value: "PCIe 代数",
     GpuFigure.release_year.value: "发布年份",
 }
+#: Roles of an image model's parts (models.yaml components[].role).
+COMPONENT_ROLE_NAMES = {
+    "unet": "去噪网络（UNet）",
+    "transformer": "去噪网络（Transformer）",
+    "text_encoder": "文本编码器",
+    "vae": "VAE 图像解码器",
+}

@@ -15,7 +15,7 @@ from generator.formats import cny, num
 from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
 from generator.pages.calculator import calculator_data
-from generator.pages.names import DELIVERY_NAMES, FIGURE_NAMES, WORKLOAD_NAMES
+from generator.pages.names import COMPONENT_ROLE_NAMES, DELIVERY_NAMES, FIGURE_NAMES, WORKLOAD_NAMES
 from generator.pages.render import Page
 from generator.pages.rows import LadderRow, delivery_ranges, ladder_rows, offer_rows, scenario_rows
 from generator.pages.seo import Crumb, breadcrumb_ld, clip, faq_ld, product_ld
@@ -192,7 +192,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
         "models_index.md.j2",
         "模型显存与卡数速查",
         f"{len(cat.models)} 个开源模型在推理、LoRA、QLoRA 和全参微调下每卡要多少显存、各 GPU 需要几张卡。",
-        ctx.ModelsIndexContext(models),
+        ctx.ModelsIndexContext(models, cat.rules.pages.model_pages),
         everything,
     )
     pl.add("compare/index.md", "compare_index.md.j2", "GPU 对比",
@@ -226,10 +226,11 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
                trail=(GPUS,), extra_ld=(product_ld(gpu, offers, cat.rules.cost, site_url),), lastmod=lastmod)  # fmt: skip
 
     for mp in models:
-        title = f"{mp.model.name} {WORKLOAD_NAMES[mp.workload.value]}需要多少显存、几张卡"
+        title = f"{mp.model.name} {_kind_label(mp)}需要多少显存、几张卡"
         faq = _model_faq(mp)
         pl.add(f"models/{mp.slug}.md", "model.md.j2", title, faq[0][0] + faq[0][1],
-               ctx.ModelContext(mp, faq, [a.text_zh for a in mp.single_card.assumptions]),
+               ctx.ModelContext(mp, faq, [a.text_zh for a in mp.single_card.assumptions], _kind_label(mp),
+                                _component_rows(mp)),
                everything, trail=(MODELS,), extra_ld=(faq_ld(faq),))  # fmt: skip
 
     for pair in pairs:
@@ -266,8 +267,53 @@ def _scenario_options(scenarios: dict[str, ScenarioResult], gpu: Gpu) -> list[ct
     return out
 
 
+def _kind_label(mp: model_pages.ModelPage) -> str:
+    """What the page sizes, in words: 生成图像 for image models, else the workload's name."""
+    return "生成图像" if mp.is_image else WORKLOAD_NAMES[mp.workload.value]
+
+
+def _component_rows(mp: model_pages.ModelPage) -> list[ctx.ComponentRow]:
+    """An image model's parts with their weights at the page's precision (same order as the estimate's detail)."""
+    if not mp.is_image:
+        return []
+    return [
+        ctx.ComponentRow(c.name, COMPONENT_ROLE_NAMES[c.role.value], c.params / 1e9, gib, c.source)
+        for c, (_label, gib) in zip(mp.model.components, mp.single_card.detail, strict=True)
+    ]
+
+
+def offload_phrase(offload: str) -> str:
+    return "全部组件常驻显存" if offload == "none" else "开启模型 CPU 卸载"
+
+
+def _image_faq(mp: model_pages.ModelPage) -> list[tuple[str, str]]:
+    name, req = mp.model.name, mp.request
+    side = f"{req.resolution}×{req.resolution}"
+    alt = mp.other_offload
+    other = offload_phrase("model" if req.offload.value == "none" else "none")
+    alt_text = f"；{other}约 {alt.total_gib:.1f} GiB" if alt is not None else ""
+    first = (
+        f"{name} 生成图像需要多少显存？",
+        f"按 {req.precision.value}、每次 {req.batch} 张 {side} 的图、{offload_phrase(req.offload.value)}估算，"
+        f"单卡峰值约 {mp.single_card.total_gib:.1f} GiB{alt_text}。",
+    )
+    fits = [o.gpu.name for o in sorted(mp.fitting_gpus(mp.single_card), key=lambda o: (o.gpu.memory_gb, o.gpu.id))]
+    answer = "图像生成流水线不跨卡切分，一张卡要装下它："
+    answer += f"{offload_phrase(req.offload.value)}时能用 {'、'.join(fits[:6])}" if fits else "数据中的 GPU 都装不下"
+    if alt is not None:
+        more = [o.gpu.name for o in sorted(mp.fitting_gpus(alt), key=lambda o: (o.gpu.memory_gb, o.gpu.id))
+                if o.gpu.name not in fits]  # fmt: skip
+        if more and alt.total_gib < mp.single_card.total_gib:
+            answer += f"；{other}后还能用 {'、'.join(more[:6])}"
+    second = (f"{name} 生成图像需要几张卡？", answer + "。")
+    return [first, second]
+
+
 def _model_faq(mp: model_pages.ModelPage) -> list[tuple[str, str]]:
-    name, kind = mp.model.name, WORKLOAD_NAMES[mp.workload.value]
+    name, kind = mp.model.name, _kind_label(mp)
+    if mp.is_image:
+        out = _image_faq(mp)
+        return out + _cheapest_faq(mp, name, kind)
     first = (
         f"{name} {kind}需要多少显存？",
         f"按 {mp.request.precision.value}、batch {mp.request.batch}、上下文 {mp.request.context} token 估算，"
@@ -279,7 +325,11 @@ def _model_faq(mp: model_pages.ModelPage) -> list[tuple[str, str]]:
         f"{name} {kind}需要几张卡？",
         f"显存不能跨卡相加，按每卡峰值计算：{cards}。" if cards else "数据中的 GPU 都装不下。",
     )
-    out = [first, second]
+    return [first, second] + _cheapest_faq(mp, name, kind)
+
+
+def _cheapest_faq(mp: model_pages.ModelPage, name: str, kind: str) -> list[tuple[str, str]]:
+    out = []
     pick = mp.rec.pick
     if pick is not None and pick.monthly is not None:
         cost = (
