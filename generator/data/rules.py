@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
-from generator.data.records import Offload, Optimizer, Precision
+from generator.data.records import HttpUrl, Offload, Optimizer, Precision
 
 #: A precision name as YAML text (records.Precision's values).
 PrecisionName = Annotated[Precision, Strict(False)]
@@ -335,21 +335,63 @@ class ScalingRules(_Section):
     multi_node_factor: float = Field(gt=0, le=1, description="Extra factor when a job spans several servers.")
 
 
-class TpEfficiency(_Section):
-    """Tensor-parallel efficiency of decoding per kind of link."""
+class TrainingPlatform(_Section):
+    """Training efficiency of one GPU architecture."""
 
-    single: float = Field(gt=0, le=1, description="One card.")
-    nvlink: float = Field(gt=0, le=1, description="NVLink-class links.")
-    pcie: float = Field(gt=0, le=1, description="PCIe only.")
-    multi_node: float = Field(gt=0, le=1, description="Across servers (pipeline stages).")
+    architecture: str = Field(min_length=1, max_length=60, description="gpus.yaml architecture it applies to.")
+    mfu: float = Field(gt=0, le=1, description="Model FLOPs utilization (6N + attention, no recomputation).")
+    confirmed: bool = Field(description="true when published runs back the figure; false for a marked assumption.")
+    source: HttpUrl | None = Field(description="Where the figure comes from; null for a pure assumption.")
+    basis: str = Field(min_length=1, max_length=200, description="One line for the page: what the figure rests on.")
+
+
+class TrainingSpeedRules(_Section):
+    """Achievable training efficiency per platform."""
+
+    platforms: list[TrainingPlatform] = Field(min_length=1, description="MFU per GPU architecture.")
+    goodput: float = Field(gt=0, le=1, description="Share of wall-clock time spent on useful training steps.")
+    default_mfu: float = Field(gt=0, le=1, description="MFU of architectures without an entry (an assumption).")
+    default_basis: str = Field(min_length=1, max_length=200, description="What the page says about that default.")
+
+
+class LinkLatency(_Section):
+    """Latency of one all-reduce, microseconds."""
+
+    nvlink: float = Field(ge=0, description="NVLink-class links (also bridged pairs).")
+    pcie: float = Field(ge=0, description="PCIe between cards.")
+
+
+class PcieBandwidth(_Section):
+    """PCIe x16 bandwidth per direction, GB/s (nominal)."""
+
+    gen3: float = Field(gt=0, description="PCIe 3.0.")
+    gen4: float = Field(gt=0, description="PCIe 4.0.")
+    gen5: float = Field(gt=0, description="PCIe 5.0.")
+    gen6: float = Field(gt=0, description="PCIe 6.0.")
+
+    def of(self, generation: int) -> float:
+        """Bandwidth of a generation (the nearest listed one outside 3-6)."""
+        return float(getattr(self, f"gen{min(6, max(3, generation))}"))
 
 
 class DecodeRules(_Section):
     """Token generation speed."""
 
     bandwidth_efficiency: float = Field(gt=0, le=1, description="Share of peak memory bandwidth a decode step gets.")
-    compute_efficiency: float = Field(gt=0, le=1, description="Share of dense tensor peak a decode step gets.")
-    tp_efficiency: TpEfficiency = Field(description="Tensor-parallel efficiency per link kind.")
+    compute_efficiency: float = Field(gt=0, le=1, description="Share of dense tensor peak a decode GEMM gets.")
+    step_overhead_ms: float = Field(ge=0, description="Fixed cost of one decode step (sampling, scheduling), ms.")
+    dequant_ops_per_weight: dict[PrecisionName, float] = Field(
+        description="Weight-only quantized formats: FP32-core operations to dequantize one weight."
+    )
+    allreduce_latency_us: LinkLatency = Field(description="One all-reduce on an idle link, per link kind.")
+    pcie_gbps: PcieBandwidth = Field(description="PCIe x16 bandwidth per direction by generation, GB/s.")
+    pipeline_hop_us: float = Field(ge=0, description="Passing activations to the next server's pipeline stage, us.")
+
+
+class ServingRules(_Section):
+    """A serving engine's scheduling limits."""
+
+    max_concurrency: int = Field(ge=1, description="Most sequences scheduled at once (vLLM max_num_seqs).")
 
 
 class SpeedRules(_Section):
@@ -361,11 +403,12 @@ class SpeedRules(_Section):
     )
     backward_to_forward: float = Field(ge=0, description="Backward FLOPs as a multiple of forward (full training).")
     frozen_backward_to_forward: float = Field(ge=0, description="Backward FLOPs as a multiple of forward (LoRA).")
-    recompute_to_forward: float = Field(ge=0, description="Extra forwards per step with gradient checkpointing.")
-    mfu: float = Field(gt=0, le=1, description="Model FLOPs utilization of training on one card.")
+    training: TrainingSpeedRules = Field(description="Training efficiency per platform.")
     scaling: ScalingRules = Field(description="Multi-card scaling.")
     decode: DecodeRules = Field(description="Decoding.")
-    prefill_mfu: float = Field(gt=0, le=1, description="Model FLOPs utilization of prompt processing.")
+    prefill_mfu: float = Field(gt=0, le=1, description="Share of the dense peak prompt processing reaches.")
+    fp8_speedup: float = Field(ge=1, description="FP8 GEMM speed over BF16 in practice.")
+    serving: ServingRules = Field(description="Serving engine limits.")
 
 
 # --------------------------------------------------------------------------- landing pages
