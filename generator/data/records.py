@@ -509,6 +509,35 @@ class Edition(Record):
     )
 
 
+# --------------------------------------------------------------------------- API prices
+
+
+class ApiPrice(Record):
+    """A public price for calling a language model through an API, per million tokens."""
+
+    id: Slug = Field(description="Stable id of this price.")
+    provider: ShortText = Field(description="Who sells the API, e.g. 硅基流动 SiliconFlow.")
+    model: ShortText = Field(description="The model as the price list names it.")
+    open_params_b: float | None = Field(
+        gt=0,
+        le=10000,
+        description="Parameters of the open-weights model the API serves, billions (total for MoE); "
+        "null for a closed model of unknown size.",
+    )
+    moe: bool = Field(default=False, description="true when the served model is a mixture of experts.")
+    input_cny_per_mtok: float = Field(ge=0, le=10000, description="Yuan per million prompt (input) tokens.")
+    output_cny_per_mtok: float = Field(ge=0, le=10000, description="Yuan per million generated (output) tokens.")
+    as_of: dt.date = Field(description="Date the price was seen or last updated by its source, YYYY-MM-DD.")
+    source: HttpUrl = Field(description="Where the price was read.")
+    quote: Text = Field(description="The source's own words or table row.")
+    note: Text | None = Field(default=None, description="Anything a reader should know about this price.")
+
+    def blended_cny_per_mtok(self, prompt_tokens: int, output_tokens: int) -> float:
+        """Yuan per million tokens for requests of this prompt/output mix (both tokens counted)."""
+        total = prompt_tokens + output_tokens
+        return (self.input_cny_per_mtok * prompt_tokens + self.output_cny_per_mtok * output_tokens) / total
+
+
 # --------------------------------------------------------------------------- files
 
 
@@ -540,6 +569,12 @@ class PitfallsFile(Record):
     """data/pitfalls.yaml"""
 
     pitfalls: list[Pitfall] = Field(description="Pitfalls page entries.")
+
+
+class ApiPricesFile(Record):
+    """data/api_prices.yaml"""
+
+    prices: list[ApiPrice] = Field(description="Public API prices of language models.")
 
 
 class EditionsFile(Record):

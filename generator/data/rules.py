@@ -456,6 +456,9 @@ class PageRules(_Section):
         min_length=1, description="Scenario ids whose job is priced on both GPUs of a comparison."
     )
     description_max_chars: int = Field(ge=40, le=160, description="Longest meta description written.")
+    api_size_tolerance: float = Field(
+        gt=0, le=1, description="API prices compared on a model page: served model within this share of its size."
+    )
 
 
 # --------------------------------------------------------------------------- whole file

@@ -20,6 +20,7 @@ from generator.data.catalogue import Catalogue
 from generator.data.load import Document, load_file
 from generator.data.problems import Problem, YamlPath, format_path
 from generator.data.records import (
+    ApiPricesFile,
     EditionsFile,
     GpusFile,
     ModelsFile,
@@ -38,9 +39,10 @@ DATA_FILES: dict[str, tuple[str, type[BaseModel]]] = {
     "pitfalls.yaml": ("pitfalls", PitfallsFile),
     "rules.yaml": ("cost", Rules),
     "editions.yaml": ("editions", EditionsFile),
+    "api_prices.yaml": ("prices", ApiPricesFile),
 }
 #: Files a project may leave out; they then count as empty.
-OPTIONAL_FILES = {"editions.yaml": EditionsFile(editions=[])}
+OPTIONAL_FILES = {"editions.yaml": EditionsFile(editions=[]), "api_prices.yaml": ApiPricesFile(prices=[])}
 
 
 def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Catalogue | None, list[Problem]]:
@@ -79,6 +81,7 @@ def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Ca
         pitfalls=list(records["pitfalls.yaml"].pitfalls),  # type: ignore[attr-defined]
         rules=records["rules.yaml"],  # type: ignore[arg-type]
         editions=list(records["editions.yaml"].editions),  # type: ignore[attr-defined]
+        api_prices=list(records["api_prices.yaml"].prices),  # type: ignore[attr-defined]
         inputs=tuple(_display(data_dir / f, display_root) for f in DATA_FILES if f in docs),
         docs=docs,
     )

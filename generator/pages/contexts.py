@@ -17,6 +17,7 @@ from generator.engine.cost import Usage
 from generator.engine.recommend import Option, Recommendation
 from generator.engine.request import Request
 from generator.pages.rows import LadderRow, OfferRow, PriceRange, ScenarioRow
+from generator.results.api_compare import ApiComparison
 from generator.results.comparisons import Comparison, JobRow
 from generator.results.model_pages import ModelPage
 
@@ -36,6 +37,8 @@ class SiteContext:
     figure_names: Mapping[str, str]
     delivery_enum: Mapping[str, Any]
     fallback_note: Callable[..., str]
+    serving_stack: str  # the serving software serving figures assume (rules.yaml), e.g. vLLM
+    max_concurrency: int  # the engine's cap on concurrent sequences (rules.yaml speed.serving)
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,7 @@ class ScenarioContext:
     model: OpenModel
     disagreement: str | None
     assumptions: list[str]
+    api: tuple[ApiComparison, ...]  # API prices of models about this size (language-model serving)
 
 
 @dataclass(frozen=True)

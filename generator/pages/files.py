@@ -29,6 +29,8 @@ def site_context(cat: Catalogue) -> SiteContext:
         figure_names=FIGURE_NAMES,
         delivery_enum={d.value: d for d in Delivery},
         fallback_note=fallback_note,
+        serving_stack=cat.rules.memory.inference.serving_stack.name,
+        max_concurrency=cat.rules.speed.serving.max_concurrency,
     )
 
 

@@ -206,7 +206,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
             desc = f"计算推荐 {pick.gpu.name} × {pick.cards}，每月约 {cny(pick.monthly.total)}。{s.summary}"
         pl.add(f"scenarios/{s.id}.md", "scenario.md.j2", s.title, desc,
                ctx.ScenarioContext(s, r.request, r.usage, r.rec, cat.models[s.model], r.disagreement,
-                                   _assumptions(r)), everything, trail=(SCENARIOS,), nav_order=order)  # fmt: skip
+                                   _assumptions(r), r.api), everything, trail=(SCENARIOS,), nav_order=order)  # fmt: skip
 
     gpu_pitfalls = {g: [p for p in cat.pitfalls if g in p.gpus] for g in cat.gpus}
     spec_rows = [(n, FIGURE_NAMES[n], d) for n, d in SPEC_ROWS]
@@ -227,7 +227,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
 
     for mp in models:
         title = f"{mp.model.name} {_kind_label(mp)}需要多少显存、几张卡"
-        faq = _model_faq(mp)
+        faq = _model_faq(mp, cat.rules.memory.inference.serving_stack.name)
         pl.add(f"models/{mp.slug}.md", "model.md.j2", title, faq[0][0] + faq[0][1],
                ctx.ModelContext(mp, faq, [a.text_zh for a in mp.single_card.assumptions], _kind_label(mp),
                                 _component_rows(mp)),
@@ -309,7 +309,7 @@ def _image_faq(mp: model_pages.ModelPage) -> list[tuple[str, str]]:
     return [first, second]
 
 
-def _model_faq(mp: model_pages.ModelPage) -> list[tuple[str, str]]:
+def _model_faq(mp: model_pages.ModelPage, stack: str) -> list[tuple[str, str]]:
     name, kind = mp.model.name, _kind_label(mp)
     if mp.is_image:
         out = _image_faq(mp)
@@ -325,7 +325,29 @@ def _model_faq(mp: model_pages.ModelPage) -> list[tuple[str, str]]:
         f"{name} {kind}需要几张卡？",
         f"显存不能跨卡相加，按每卡峰值计算：{cards}。" if cards else "数据中的 GPU 都装不下。",
     )
-    return [first, second] + _cheapest_faq(mp, name, kind)
+    return [first, second] + _cheapest_faq(mp, name, kind) + _token_cost_faq(mp, stack)
+
+
+def _token_cost_faq(mp: model_pages.ModelPage, stack: str) -> list[tuple[str, str]]:
+    """What a million tokens cost on the cheapest rented option, and what an API of the same size charges."""
+    best = mp.cheapest_per_token() if mp.serving else None
+    if best is None or best.cost_per_mtok_cny is None or best.sizing.serving is None:
+        return []
+    cap = best.sizing.serving.at_capacity
+    answer = (
+        f"按 {stack} 在 {best.gpu.name} × {best.cards} 上同时处理 {cap.concurrency} 路请求"
+        f"（每个请求提示 {cap.prompt_tokens:,} + 输出 {cap.output_tokens:,} token）估算，"
+        f"每百万 token（提示与输出合计）约 {cny(best.cost_per_mtok_cny, 2)}"
+    )
+    if best.cost_per_mtok_at_batch_cny is not None:
+        answer += f"；只服务 {mp.request.batch} 路请求时约 {cny(best.cost_per_mtok_at_batch_cny, 2)}"
+    if mp.api:
+        top = mp.api[0]
+        answer += (
+            f"。同等规模的 {top.price.model}（{top.price.provider}，{top.price.as_of}）按同样比例折合约 "
+            f"{cny(top.blended_cny_per_mtok, 2)}/百万 token"
+        )
+    return [(f"{mp.model.name} 推理每百万 token 要多少钱？", answer + "。")]
 
 
 def _cheapest_faq(mp: model_pages.ModelPage, name: str, kind: str) -> list[tuple[str, str]]:

@@ -15,6 +15,7 @@ from generator.engine.cost import Usage
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
 from generator.engine.request import Estimate, Request
 from generator.engine.sizing import Sizer, arch_for, output_tokens
+from generator.results.api_compare import ApiComparison, same_size_prices
 
 
 @dataclass(frozen=True)
@@ -29,10 +30,30 @@ class ModelPage:
     job_tokens_b: float | None
     #: image models: the same request with the other offload setting (the page shows both)
     other_offload: Estimate | None = None
+    #: language-model serving: public API prices of models about this size, blended at the page's mix
+    api: tuple[ApiComparison, ...] = ()
 
     @property
     def is_image(self) -> bool:
         return self.model.kind is ModelKind.diffusion
+
+    @property
+    def serving(self) -> bool:
+        """A language model served: the page prices tokens."""
+        return self.workload is Workload.inference and not self.is_image
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.request.context - self.output_tokens
+
+    @property
+    def output_tokens(self) -> int:
+        return self.request.output_tokens or 0
+
+    def cheapest_per_token(self) -> Option | None:
+        """The eligible option with the lowest cost per million tokens at the concurrency memory allows."""
+        priced = [o for o in self.rec.options if o.eligible and o.cost_per_mtok_cny is not None]
+        return min(priced, key=lambda o: (o.cost_per_mtok_cny or 0.0, o.gpu.id), default=None)
 
     def fitting_gpus(self, estimate: Estimate) -> list[Option]:
         """Options whose one card holds ``estimate`` (image models run on one card)."""
@@ -104,10 +125,15 @@ def model_page(cat: Catalogue, model: OpenModel, workload: Workload, sizer: Size
     c = Constraints(usage=Usage.from_rules(cat.rules), job_tokens_b=job)
     rec = recommend(cat, lambda gpu: sizer.size(req, gpu, job), workload, c)
     alt = None
+    api: tuple[ApiComparison, ...] = ()
     if model.kind is ModelKind.diffusion:
         other = Offload.model if req.offload is Offload.none else Offload.none
         alt = sizer.estimate(replace(req, offload=other))
-    return ModelPage(model, workload, req, sizer.estimate(req), rec, job, alt)
+    elif workload is Workload.inference and req.output_tokens:
+        prompt = req.context - req.output_tokens
+        tolerance = cat.rules.pages.api_size_tolerance
+        api = tuple(same_size_prices(cat.api_prices, model, prompt, req.output_tokens, tolerance))
+    return ModelPage(model, workload, req, sizer.estimate(req), rec, job, alt, api)
 
 
 def model_pages(cat: Catalogue, sizer: Sizer) -> list[ModelPage]:
