@@ -11,7 +11,7 @@ from conftest import make_project
 from generator.cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
-KEYS = {"weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead"}
+KEYS = {"weights", "kv_cache", "activations", "gradients", "optimizer_states", "transients", "overhead"}
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str, root: Path = REPO) -> tuple[int, str, str]:

@@ -134,9 +134,10 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
     # Weights split evenly over the cards (tensor parallel inside a server, pipeline stages
     # across servers; vLLM also shards embedding and lm_head: VocabParallelEmbedding). MoE: all experts held.
     weights = weight_bytes(arch, prec, rules) / n
+    transients = 0.0
     if prec.value in rules.dequant_formats:
-        # bnb dequantizes one whole weight to 16-bit before the matmul (bnb MatMul4Bit).
-        weights += rules.dequant_copies * arch.largest_linear_params / tp * rules.embedding_bits / BITS_PER_BYTE
+        # bnb dequantizes one whole weight to 16-bit before the matmul (bnb MatMul4Bit): a transient.
+        transients = rules.dequant_copies * arch.largest_linear_params / tp * rules.embedding_bits / BITS_PER_BYTE
     kv_prec = req.kv_precision or default_kv_precision(prec, rules)
     kv = kv_bytes_per_token(arch, kv_prec, rules, n) * req.tokens
     act_bytes = ir.fp32_activation_bytes if prec is Precision.fp32 else ir.activation_bytes
@@ -158,7 +159,7 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
         every = req.tokens * arch.vocab * ir.all_token_logits_bytes_per_vocab / tp
         layer_temps = max(layer_temps, every + act_bytes * ir.prefill_resident_hidden_copies * arch.hidden * req.tokens)
     activations = layer_temps + logits
-    parts = {"weights": weights, "kv_cache": kv, "activations": activations}
+    parts = {"weights": weights, "kv_cache": kv, "activations": activations, "transients": transients}
     breakdown = finish(parts, n, 0.0, rules)
 
     bits = rules.bits_per_param[prec]

@@ -19,6 +19,7 @@ from generator.data.rules import Rules
 from generator.engine import cost as costs
 from generator.engine import speed
 from generator.engine.delivery import delivery_form
+from generator.engine.links import describe_link
 from generator.engine.sizing import Sizer, Sizing, scenario_request
 from generator.formats import cny
 
@@ -112,7 +113,8 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         return opt
     if delivery is Delivery.bare_metal and not links_cards(gpu, cards):
         # The delivery rule's premise: multi-card training needs a scale-up link.
-        opt.excluded = f"{cards} 卡训练需要 NVLink 等卡间互联，这张卡之间只有 PCIe"
+        link = describe_link(gpu, cards)
+        opt.excluded = f"{cards} 卡训练需要所有卡之间都有高速互联，而{' ' if link[:1].isascii() else ''}{link}"
         return opt
     offers, fallback = costs.matching_offers(cat.offers, gpu.id, delivery)
     monthly = costs.cheapest(offers, cards, c.usage, rules.cost)

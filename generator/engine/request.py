@@ -14,8 +14,12 @@ from generator.data.records import Offload, Optimizer, Precision, Workload
 from generator.data.rules import PrefillLogits
 from generator.engine.arch import Arch
 
-#: Breakdown keys, in display order.
-BREAKDOWN_KEYS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead")
+#: Breakdown keys, in display order. Persistent states: ``weights`` (as stored; for image models the
+#: components on the GPU at the peak), ``kv_cache``, ``gradients``, ``optimizer_states`` (16 bytes per
+#: parameter together for mixed-precision AdamW, ZeRO §3.1). Per step: ``activations``. Transients:
+#: ``transients`` (optimizer-step temporaries, autocast weight copies, ZeRO-3 gathers and reduce
+#: buckets, 4-bit dequantization buffers). ``overhead``: CUDA context, NCCL and allocator fragmentation.
+BREAKDOWN_KEYS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "transients", "overhead")
 
 
 class PeakPhase(StrEnum):

@@ -124,7 +124,7 @@ class ModelsIndexContext:
 @dataclass(frozen=True)
 class CompareIndexContext:
     pairs: list[Comparison]
-    rank: Mapping[str, int]
+    rank: Mapping[str, str]  # GPU id -> place on the ladder, or 未排名
 
 
 @dataclass(frozen=True)
@@ -165,6 +165,7 @@ class GpuContext:
     comparisons: list[Comparison]
     pitfalls: list[Pitfall]
     links_cards: Callable[[Gpu, int], bool]
+    describe_link: Callable[[Gpu, int], str]  # the cards' connection in words, from the interconnect fields
 
 
 @dataclass(frozen=True)

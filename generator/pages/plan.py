@@ -10,6 +10,7 @@ from typing import Any
 
 from generator.data.catalogue import Catalogue
 from generator.data.records import Gpu
+from generator.engine.links import describe_link
 from generator.engine.recommend import links_cards
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
@@ -197,7 +198,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
     )
     pl.add("compare/index.md", "compare_index.md.j2", "GPU 对比",
            f"{len(pairs)} 组常被放在一起比较的 GPU：规格、每 TFLOP 价格、参照任务成本和计算结论。",
-           ctx.CompareIndexContext(pairs, {k: v.rank for k, v in by_id.items()}), everything)  # fmt: skip
+           ctx.CompareIndexContext(pairs, {k: v.rank_label for k, v in by_id.items()}), everything)  # fmt: skip
 
     for order, r in enumerate(results.scenarios.values(), 1):
         s, pick = r.scenario, r.rec.pick
@@ -221,7 +222,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
                               fits=results.fits[gpu.id], fit_counts=cat.rules.pages.fit_card_counts,
                               fit_spec=cat.rules.pages.model_pages.inference,
                               comparisons=comparisons.comparisons_for(pairs, gpu.id), pitfalls=gpu_pitfalls[gpu.id],
-                              links_cards=links_cards),
+                              links_cards=links_cards, describe_link=describe_link),
                ("data/gpus.yaml", "data/offers.yaml", "data/models.yaml", "data/scenarios.yaml"),
                trail=(GPUS,), extra_ld=(product_ld(gpu, offers, cat.rules.cost, site_url),), lastmod=lastmod)  # fmt: skip
 
