@@ -48,5 +48,6 @@ def generated_files(cat: Catalogue, results: Results, templates: Path, site_url:
     files["data/gpus.json"] = open_data.gpus_json(cat)
     files["data/gpus.csv"] = open_data.gpus_csv(cat)
     files["data/offers.csv"] = open_data.offers_csv(cat)
+    files["data/estimates.json"] = open_data.estimates_json(results)
     files["robots.txt"] = f"# {MARKER}\nUser-agent: *\nAllow: /\nSitemap: {site_url.rstrip('/')}/sitemap.xml\n".encode()
     return files
