@@ -22,6 +22,7 @@ from generator.pages.rows import LadderRow, delivery_ranges, ladder_rows, offer_
 from generator.pages.seo import Crumb, breadcrumb_ld, clip, faq_ld, product_ld
 from generator.results import comparisons, model_pages
 from generator.results.evaluate import Results
+from generator.results.ladder import by_tflops
 from generator.results.scenarios import ScenarioResult
 
 #: (figure, digits) in the order GPU pages list them
@@ -109,7 +110,11 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
             ladder,
             cat.rules.cost.hours_per_month,
             cat.rules.prices.fresh_days,
-            charts.inline_charts(results.ladder, cat),
+            # the bar chart in ranking order, the scatter charts in plain dense-TFLOPS order (as files.py)
+            {
+                **charts.inline_charts(by_tflops(results.ladder), cat),
+                "ladder": charts.inline_charts(results.ladder, cat)["ladder"],
+            },
         ),
         specs_prices,
         hide_toc=True,

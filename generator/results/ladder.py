@@ -68,3 +68,8 @@ def ladder(cat: Catalogue) -> pd.DataFrame:
     # print "未排名" for them.
     frame.insert(0, "rank", range(1, len(frame) + 1))
     return frame.reset_index(drop=True)
+
+
+def by_tflops(frame: pd.DataFrame) -> pd.DataFrame:
+    """The ladder in plain dense-TFLOPS order, confirmed or not (the scatter charts' order)."""
+    return frame.sort_values("tflops_place", kind="mergesort").reset_index(drop=True)
