@@ -262,6 +262,8 @@ def training_estimate(req: Request, rules: MemoryRules) -> Estimate:
         Optimizer.adamw_8bit: "优化器为 bitsandbytes 8 位 AdamW（每个参数 2 字节状态）",
         Optimizer.sgd: "优化器为 SGD（无动量，不占状态显存）",
     }[req.optimizer]
+    if s.use_zero and req.optimizer is Optimizer.adamw:
+        opt_text = "优化器为 AdamW；DeepSpeed ZeRO 用 FusedAdam 原地更新，step 时不另占临时显存"
     assumptions.append(Assumption("optimizer", req.optimizer.value, opt_text + "。"))
     if req.grad_checkpointing:
         ck = "开启梯度检查点：每层只保存输入，反向时逐层重算（计算量约增加三分之一）。"
