@@ -186,6 +186,7 @@ class ModelContext:
     assumptions: list[str]
     kind_label: str  # 生成图像 for image models, else the workload's name
     components: list[ComponentRow]
+    speed_unconfirmed: Callable[[Option], bool]  # serving speed rests on an unconfirmed figure
 
 
 @dataclass(frozen=True)

@@ -236,7 +236,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
         faq = _model_faq(mp, cat.rules.memory.inference.serving_stack.name)
         pl.add(f"models/{mp.slug}.md", "model.md.j2", title, faq[0][0] + faq[0][1],
                ctx.ModelContext(mp, faq, [a.text_zh for a in mp.single_card.assumptions], _kind_label(mp),
-                                _component_rows(mp)),
+                                _component_rows(mp), model_pages.speed_unconfirmed),
                everything, trail=(MODELS,), extra_ld=(faq_ld(faq),))  # fmt: skip
 
     for pair in pairs:

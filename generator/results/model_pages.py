@@ -51,9 +51,11 @@ class ModelPage:
         return self.request.output_tokens or 0
 
     def cheapest_per_token(self) -> Option | None:
-        """The eligible option with the lowest cost per million tokens at the concurrency memory allows."""
+        """The eligible option with the lowest cost per million tokens at the concurrency memory allows;
+        options whose speed rests on unconfirmed figures only when no other is priced."""
         priced = [o for o in self.rec.options if o.eligible and o.cost_per_mtok_cny is not None]
-        return min(priced, key=lambda o: (o.cost_per_mtok_cny or 0.0, o.gpu.id), default=None)
+        sure = [o for o in priced if not speed_unconfirmed(o)] or priced
+        return min(sure, key=lambda o: (o.cost_per_mtok_cny or 0.0, o.gpu.id), default=None)
 
     def fitting_gpus(self, estimate: Estimate) -> list[Option]:
         """Options whose one card holds ``estimate`` (image models run on one card)."""
@@ -73,6 +75,13 @@ class ModelPage:
             return (o.monthly.total if o.monthly else float("inf"), o.gpu.id)
 
         return min(options, key=key, default=None)
+
+
+def speed_unconfirmed(o: Option) -> bool:
+    """The option's serving speed rests on a bandwidth or tensor figure no datasheet confirms."""
+    names = o.gpu.unconfirmed_names
+    tensor = "bf16_tflops_dense" if o.gpu.bf16_tflops_dense else "fp16_tflops_dense"
+    return "memory_bandwidth_gbps" in names or tensor in names
 
 
 def model_workloads(model: OpenModel) -> list[Workload]:
