@@ -57,6 +57,12 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("recommend", help="ranked GPUs for a workload: cards, delivery form, cost")
     add_workload_arguments(r, recommend=True)
 
+    cal = sub.add_parser(
+        "calibrate", help="run docs-dev/calibration/ through the engine: ratio to each published figure"
+    )
+    cal.add_argument("--dir", type=Path, default=None, help="case folder (default: ROOT/docs-dev/calibration)")
+    cal.add_argument("--markdown", action="store_true", help="print only the summary table (for the README)")
+
     s = sub.add_parser("serve", help="live preview; regenerates when data/ or templates/ change")
     s.add_argument("--dev-addr", default="127.0.0.1:8000")
     return p
@@ -129,6 +135,10 @@ def _run(args: argparse.Namespace) -> int:
 
         run = run_estimate if args.command == "estimate" else run_recommend
         return run(project, args)
+    if args.command == "calibrate":
+        from generator.cli.calibrate import run_calibrate
+
+        return run_calibrate(project, args.dir, args.markdown)
     if args.command == "serve":
         from generator.cli.serve import serve
 

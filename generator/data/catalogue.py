@@ -8,12 +8,12 @@ at the line an editor wrote.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from generator.data.editorial import BuyersFile, ClaimsFile, OwnershipFile, TrendsFile
 from generator.data.load import Document
 from generator.data.problems import Problem, Severity, YamlPath, format_path
-from generator.data.records import Edition, Gpu, Offer, OpenModel, Pitfall, Scenario
+from generator.data.records import ApiPrice, Edition, Gpu, Offer, OpenModel, Pitfall, Scenario
 from generator.data.rules import Rules
 
 
@@ -36,6 +36,8 @@ class Catalogue:
     inputs: tuple[str, ...]
     #: the loaded documents by file name, so later stages can point at a line
     docs: dict[str, Document]
+    #: public API prices of language models (data/api_prices.yaml, optional)
+    api_prices: list[ApiPrice] = field(default_factory=list)
 
     def locate(self, filename: str, path: YamlPath, message: str, severity: Severity = Severity.error) -> Problem:
         """A problem at ``path`` of a data file, e.g. a warning from a later stage."""

@@ -27,6 +27,7 @@ from generator.data.editorial import (
 from generator.data.load import Document, load_file
 from generator.data.problems import Problem, YamlPath, format_path
 from generator.data.records import (
+    ApiPricesFile,
     EditionsFile,
     GpusFile,
     ModelKind,
@@ -51,6 +52,7 @@ DATA_FILES: dict[str, tuple[str, type[BaseModel]]] = {
     "ownership.yaml": ("purchases", OwnershipFile),
     "buyers.yaml": ("buyers", BuyersFile),
     "trends.yaml": ("facts", TrendsFile),
+    "api_prices.yaml": ("prices", ApiPricesFile),
 }
 #: Files a project may leave out; they then count as empty (ownership: no rent-or-buy table).
 OPTIONAL_FILES: dict[str, BaseModel | None] = {
@@ -59,6 +61,7 @@ OPTIONAL_FILES: dict[str, BaseModel | None] = {
     "ownership.yaml": None,
     "buyers.yaml": BuyersFile(buyers=[]),
     "trends.yaml": TrendsFile(facts=[]),
+    "api_prices.yaml": ApiPricesFile(prices=[]),
 }
 
 
@@ -107,6 +110,7 @@ def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Ca
         ownership=records.get("ownership.yaml"),  # type: ignore[arg-type]
         buyers=records["buyers.yaml"],  # type: ignore[arg-type]
         trends=records["trends.yaml"],  # type: ignore[arg-type]
+        api_prices=list(records["api_prices.yaml"].prices),  # type: ignore[attr-defined]
         inputs=tuple(_display(data_dir / f, display_root) for f in DATA_FILES if f in docs),
         docs=docs,
     )
@@ -460,6 +464,29 @@ def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
                 ("models", i),
                 "set experts and experts_per_token together for a mixture-of-experts model",
             )
+        problems += _diffusion_model_problems(cat, i, m)
+    models = cat.models
+    for i, sc in enumerate(cat.scenarios.values()):
+        model = models.get(sc.model)
+        if model is None:
+            continue
+        here = ("scenarios", i)
+        if model.kind.value == "diffusion":
+            if sc.context is not None:
+                at("scenarios.yaml", (*here, "context"), "an image model has no token context; give the image side "
+                   "as resolution (e.g. resolution: 1024 for 1024×1024) and remove context")  # fmt: skip
+            if sc.output_tokens is not None:
+                at("scenarios.yaml", (*here, "output_tokens"), "output_tokens is for language models; remove it")
+        else:
+            for name in ("resolution", "offload"):
+                if getattr(sc, name) is not None:
+                    at("scenarios.yaml", (*here, name), f"{name} is for image models; remove it")
+            context = sc.context or cat.rules.defaults.context
+            if sc.output_tokens is not None and sc.output_tokens >= context:
+                at("scenarios.yaml", (*here, "output_tokens"), f"output_tokens ({sc.output_tokens}) must be below "
+                   f"the context ({context} tokens: prompt + output); raise context or lower output_tokens")  # fmt: skip
+            if sc.output_tokens is not None and sc.workload.value != "inference":
+                at("scenarios.yaml", (*here, "output_tokens"), "output_tokens is for serving (workload: inference)")
     problems += editorial_check(cat)
     return problems
 
@@ -508,6 +535,32 @@ def editorial_check(cat: Catalogue) -> list[Problem]:
                 hint = f'; did you mean "{close[0]}"?' if close else f"; choose one of {', '.join(ids)}"
                 at("ownership.yaml", ("defaults", key), f'no {key} entry has id "{chosen}"{hint}')
     return problems
+
+
+def _diffusion_model_problems(cat: Catalogue, i: int, m: Any) -> list[Problem]:
+    """An image model needs its parts (one denoiser, one VAE) adding up to params_b, and its dtype."""
+    here = ("models", i)
+    if m.kind.value != "diffusion":
+        if m.components or m.denoiser_passes is not None or m.pipeline_precision is not None:
+            return [cat.locate("models.yaml", here, "components, denoiser_passes and pipeline_precision are for "
+                               "image models (kind: diffusion); remove them")]  # fmt: skip
+        return []
+    out = []
+    missing = [name for name in ("components", "denoiser_passes", "pipeline_precision") if not getattr(m, name)]
+    if missing:
+        out.append(cat.locate("models.yaml", here, f"an image model needs {', '.join(missing)} for the memory "
+                              "estimate (see the sdxl entry)"))  # fmt: skip
+    if m.components:
+        denoisers = [c for c in m.components if c.role.denoiser]
+        vaes = [c for c in m.components if c.role.value == "vae"]
+        if len(denoisers) != 1 or len(vaes) != 1:
+            out.append(cat.locate("models.yaml", (*here, "components"), "list exactly one denoiser (role unet or "
+                                  f"transformer) and one vae; found {len(denoisers)} and {len(vaes)}"))  # fmt: skip
+        total = sum(c.params for c in m.components) / 1e9
+        if abs(total - m.params_b) > 0.01 * m.params_b + 0.005:
+            out.append(cat.locate("models.yaml", (*here, "params_b"), f"params_b {m.params_b:g} does not match its "
+                                  f"components, which add up to {total:.3f}B; correct one of them"))  # fmt: skip
+    return out
 
 
 def _duplicates(ids: list[Any]) -> list[tuple[int, Any]]:

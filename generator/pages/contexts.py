@@ -13,11 +13,12 @@ from typing import Any
 
 from generator.data.editorial import OwnershipDefaults, Purchase, SourcedValue, Tolerance
 from generator.data.records import Edition, Gpu, OpenModel, Pitfall, Scenario
-from generator.data.rules import CostRules, ModelPageWorkload
+from generator.data.rules import CostRules, ModelPageKinds, ModelPageWorkload
 from generator.engine.cost import Usage
 from generator.engine.recommend import Option, Recommendation
 from generator.engine.request import Request
 from generator.pages.rows import LadderRow, OfferRow, PriceRange, ScenarioRow
+from generator.results.api_compare import ApiComparison
 from generator.results.buyers import BuyerResult
 from generator.results.claims import ClaimResult
 from generator.results.comparisons import Comparison, JobRow
@@ -44,6 +45,8 @@ class SiteContext:
     optimizer_names: Mapping[str, str]
     delivery_enum: Mapping[str, Any]
     fallback_note: Callable[..., str]
+    serving_stack: str  # the serving software serving figures assume (rules.yaml), e.g. vLLM
+    max_concurrency: int  # the engine's cap on concurrent sequences (rules.yaml speed.serving)
 
 
 @dataclass(frozen=True)
@@ -123,12 +126,13 @@ class EditorGuideContext:
 @dataclass(frozen=True)
 class ModelsIndexContext:
     pages: list[ModelPage]
+    specs: ModelPageKinds  # what each kind of model page sizes
 
 
 @dataclass(frozen=True)
 class CompareIndexContext:
     pairs: list[Comparison]
-    rank: Mapping[str, int]
+    rank: Mapping[str, str]  # GPU id -> place on the ladder, or 未排名
 
 
 @dataclass(frozen=True)
@@ -140,6 +144,7 @@ class ScenarioContext:
     model: OpenModel
     disagreement: str | None
     assumptions: list[str]
+    api: tuple[ApiComparison, ...]  # API prices of models about this size (language-model serving)
 
 
 @dataclass(frozen=True)
@@ -168,6 +173,18 @@ class GpuContext:
     comparisons: list[Comparison]
     pitfalls: list[Pitfall]
     links_cards: Callable[[Gpu, int], bool]
+    describe_link: Callable[[Gpu, int], str]  # the cards' connection in words, from the interconnect fields
+
+
+@dataclass(frozen=True)
+class ComponentRow:
+    """One part of an image model with its weights at the page's precision."""
+
+    name: str
+    label: str  # its role in the pipeline, in Chinese
+    params_b: float
+    gib: float
+    source: Any
 
 
 @dataclass(frozen=True)
@@ -175,6 +192,9 @@ class ModelContext:
     mp: ModelPage
     faq: list[tuple[str, str]]
     assumptions: list[str]
+    kind_label: str  # 生成图像 for image models, else the workload's name
+    components: list[ComponentRow]
+    speed_unconfirmed: Callable[[Option], bool]  # serving speed rests on an unconfirmed figure
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from generator.pages.names import (
 from generator.pages.plan import plan_pages
 from generator.pages.render import MARKER, context_fields, environment, render_page
 from generator.results.evaluate import Results
+from generator.results.ladder import by_tflops
 
 
 def site_context(cat: Catalogue) -> SiteContext:
@@ -39,6 +40,8 @@ def site_context(cat: Catalogue) -> SiteContext:
         optimizer_names=OPTIMIZER_NAMES,
         delivery_enum={d.value: d for d in Delivery},
         fallback_note=fallback_note,
+        serving_stack=cat.rules.memory.inference.serving_stack.name,
+        max_concurrency=cat.rules.speed.serving.max_concurrency,
     )
 
 
@@ -50,11 +53,14 @@ def generated_files(cat: Catalogue, results: Results, templates: Path, site_url:
     for page in plan_pages(cat, results, site_url):
         root = "../" * page.path.count("/")
         files[page.path] = render_page(env, page, {**common, "root": root})
+    # The bar chart follows the ranking (unconfirmed figures after the ranked cards); the scatter
+    # charts are not rankings and keep plain dense-TFLOPS order.
     files["assets/charts/ladder.svg"] = charts.ladder_chart(results.ladder)
-    files["assets/charts/price-vs-tflops.svg"] = charts.price_performance_chart(results.ladder, cat)
-    files["assets/charts/memory-vs-bandwidth.svg"] = charts.memory_bandwidth_chart(results.ladder)
+    files["assets/charts/price-vs-tflops.svg"] = charts.price_performance_chart(by_tflops(results.ladder), cat)
+    files["assets/charts/memory-vs-bandwidth.svg"] = charts.memory_bandwidth_chart(by_tflops(results.ladder))
     files["data/gpus.json"] = open_data.gpus_json(cat)
     files["data/gpus.csv"] = open_data.gpus_csv(cat)
     files["data/offers.csv"] = open_data.offers_csv(cat)
+    files["data/estimates.json"] = open_data.estimates_json(results)
     files["robots.txt"] = f"# {MARKER}\nUser-agent: *\nAllow: /\nSitemap: {site_url.rstrip('/')}/sitemap.xml\n".encode()
     return files

@@ -102,3 +102,12 @@ def variant(options: Sequence[str], key: str) -> str:
     wording, and a sentence that every page of a kind carries does not read word for word
     the same on all of them."""
     return options[zlib.crc32(key.encode("utf-8")) % len(options)]
+
+
+#: Roles of an image model's parts (models.yaml components[].role).
+COMPONENT_ROLE_NAMES = {
+    "unet": "去噪网络（UNet）",
+    "transformer": "去噪网络（Transformer）",
+    "text_encoder": "文本编码器",
+    "vae": "VAE 图像解码器",
+}

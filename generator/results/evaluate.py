@@ -56,7 +56,9 @@ def evaluate(cat: Catalogue) -> Results:
     sizer = Sizer(cat.rules)  # one memo of estimates for every page of this edition
     table = ladder(cat)
     scenarios = scenario_results(cat, sizer)
-    pairs = comparison_pairs(cat, ladder_ranks(table), scenarios)
+    # Neighbours by dense TFLOPS (unconfirmed figures included): the cards people weigh against each other.
+    places = {str(g): int(p) for g, p in zip(table["id"], table["tflops_place"], strict=True)}
+    pairs = comparison_pairs(cat, places, scenarios)
     models = model_pages(cat, sizer)
     return Results(
         ladder=table,
