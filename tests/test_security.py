@@ -38,8 +38,13 @@ PLACEHOLDER_NOTE = (
     "note: site_url https://fixture.example.com/ is a placeholder; set the real domain in mkdocs.yml before "
     "publishing (`--production` refuses it).\n"
 )
-#: the mini fixture's 37 golden files (tests/golden/mini) plus its 3 SVG charts
-BUILT_NO_SITE = "Built 40 generated files into docs/ (data as of 2026-07-01).\n"
+#: every generated file of the mini fixture: its golden files (tests/golden/mini) plus the three SVG charts
+_GOLDEN = Path(__file__).parent / "golden" / "mini"
+_EXTRA = ["assets/charts/ladder.svg", "assets/charts/price-vs-tflops.svg", "assets/charts/memory-vs-bandwidth.svg"]
+BUILT_NO_SITE = (
+    f"Built {sum(1 for p in _GOLDEN.rglob('*') if p.is_file()) + len(_EXTRA)} generated files into docs/ "
+    "(data as of 2026-07-01).\n"
+)
 
 
 # --------------------------------------------------------------------------- helpers
