@@ -1,12 +1,13 @@
 """The pipeline, top to bottom: load → validate → abort on problems → evaluate → render → write.
 
 Nothing is written until every input is valid and every page rendered; the new
-``docs/`` and ``site/`` are built in staging folders and swapped in at the end.
+``docs/`` and ``site/`` are built in staging folders and swapped in at the end, under the
+project's write lock (:mod:`generator.publish.lock`). Ctrl-C is turned into
+:class:`~generator.publish.staging.Interrupted`, whose message says what was written.
 """
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,9 +15,19 @@ from generator.data.catalogue import Catalogue
 from generator.data.problems import DataError, Problem, errors
 from generator.data.validate import load_catalogue
 from generator.pages.files import generated_files
+from generator.publish.lock import write_lock
 from generator.publish.mkdocs_build import build_site
 from generator.publish.site_config import SiteSettings, read_site_settings
-from generator.publish.staging import plan, site_stage_for, stage_docs, swap_all
+from generator.publish.staging import (
+    Interrupted,
+    check_output_folder,
+    deferred_signals,
+    plan,
+    remove_tree,
+    site_stage_for,
+    stage_docs,
+    swap_all,
+)
 from generator.results.evaluate import Results, evaluate
 from generator.results.scenarios import editor_notices
 
@@ -70,18 +81,42 @@ def generate(project: Project, *, production: bool = False) -> Generated:
 
 
 def build(project: Project, *, site: bool = True, production: bool = False) -> Generated:
-    """Regenerate docs/ and (unless ``site`` is False) build site/ with MkDocs, atomically."""
+    """Regenerate docs/ and (unless ``site`` is False) build site/ with MkDocs, atomically.
+
+    Raises :class:`~generator.publish.staging.Interrupted` on Ctrl-C once anything may have
+    been written (a plain KeyboardInterrupt before that: nothing was).
+    """
     gen = generate(project, production=production)
-    docs_stage = stage_docs(project.docs, gen.files)
-    site_stage = site_stage_for(docs_stage, project.site)
+    where, are, were = (
+        (f"{project.docs.name}/ and {project.site.name}/", "are", "were")
+        if site
+        else (f"{project.docs.name}/", "is", "was")
+    )
+    phase = "waiting"
     try:
-        if site:
-            shutil.rmtree(site_stage, ignore_errors=True)
-            build_site(project.config, docs_stage, site_stage, gen.catalogue.as_of, production=production)
-        swap_all([(docs_stage, project.docs)] + ([(site_stage, project.site)] if site else []))
-    finally:
-        shutil.rmtree(docs_stage, ignore_errors=True)
-        shutil.rmtree(site_stage, ignore_errors=True)
+        with write_lock(project.root):
+            phase = "staging"
+            if site:
+                check_output_folder(project.site)
+            docs_stage = stage_docs(project.docs, gen.files)
+            site_stage = site_stage_for(docs_stage, project.site)
+            try:
+                if site:
+                    site_stage.mkdir()  # a fresh folder: never one that was there before (or a link)
+                    build_site(project.config, docs_stage, site_stage, gen.catalogue.as_of, production=production)
+                with deferred_signals():
+                    swap_all([(docs_stage, project.docs)] + ([(site_stage, project.site)] if site else []))
+                    phase = "swapped"
+            finally:
+                remove_tree(docs_stage)
+                if site:
+                    remove_tree(site_stage)
+    except KeyboardInterrupt:
+        if phase == "waiting":
+            raise
+        if phase == "staging":
+            raise Interrupted(f"{where} {are} unchanged.") from None
+        raise Interrupted(f"{where} {were} updated; only the clean-up was cut short.") from None
     return gen
 
 

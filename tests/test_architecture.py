@@ -57,7 +57,7 @@ def test_every_module_belongs_to_a_layer() -> None:
         assert layer_of(name) is not None, f"{name}: put it in one of {LAYERS}"
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))
+@pytest.mark.parametrize("path", MODULES, ids=module_name)
 def test_imports_point_down_the_pipeline(path: Path) -> None:
     mine = layer_of(module_name(path))
     if mine is None:
@@ -83,7 +83,9 @@ def test_no_module_reads_the_repositorys_rules_or_the_clock() -> None:
     installed package, ``diff`` against an older ref and ``serve`` after an edit must all compute
     with what they were given.
     """
-    clock = re.compile(r"date\.today\(|datetime\.now\(|datetime\.today\(|time\.time\(|utcnow\(|default_rules|RULES_PATH")
+    clock = re.compile(
+        r"date\.today\(|datetime\.now\(|datetime\.today\(|time\.time\(|utcnow\(|default_rules|RULES_PATH"
+    )
     own_files = re.compile(r"Path\(__file__\)|__file__")
     for path in MODULES:
         stage = layer_of(module_name(path))

@@ -40,17 +40,17 @@ if _point:
     _kind, _n = _point.split(":")
     _n = int(_n)
     if _kind == "write":  # after the n-th file written into the docs staging folder
-        import pathlib
+        import generator.publish.staging as _st
 
-        _orig_write = pathlib.Path.write_bytes
+        _orig_write = _st.write_file
 
-        def _write(self, data):
-            result = _orig_write(self, data)
-            if ".docs-staging-" in str(self):
+        def _write(root, rel, data):
+            result = _orig_write(root, rel, data)
+            if ".docs-staging-" in str(root):
                 _hit(_n)
             return result
 
-        pathlib.Path.write_bytes = _write
+        _st.write_file = _write
     elif _kind == "page":  # after MkDocs wrote the n-th page into the site staging folder
         import mkdocs.commands.build as _mb
 
@@ -76,6 +76,62 @@ if _point:
             return result
 
         _out.swap_in = _swap
+
+# Ctrl-C at a chosen moment: SIGINT to itself, as the terminal would send it.
+_int = os.environ.get("GPU_GUIDE_INT_AT", "")
+if _int:
+
+    def _interrupt():
+        os.kill(os.getpid(), signal.SIGINT)
+
+    if _int == "parser":  # while the command line is being read
+        import generator.cli.main as _cli
+
+        _orig_parser = _cli._parser
+
+        def _parser():
+            _interrupt()
+            return _orig_parser()
+
+        _cli._parser = _parser
+    elif _int == "evaluate":  # data loaded, nothing staged yet
+        import generator.pipeline as _pl
+
+        _orig_evaluate = _pl.evaluate
+
+        def _evaluate(cat):
+            _interrupt()
+            return _orig_evaluate(cat)
+
+        _pl.evaluate = _evaluate
+    elif _int == "page":  # MkDocs half-way through the site staging folder
+        import mkdocs.commands.build as _mb
+
+        _orig_page_int = _mb._build_page
+        _pages = [0]
+
+        def _page_int(*args, **kwargs):
+            result = _orig_page_int(*args, **kwargs)
+            _pages[0] += 1
+            if _pages[0] == 5:
+                _interrupt()
+            return result
+
+        _mb._build_page = _page_int
+    elif _int == "swap":  # right after docs/ is swapped in, before site/
+        import generator.publish.staging as _st
+
+        _orig_swap_int = _st.swap_in
+        _swaps = [0]
+
+        def _swap_int(new, target):
+            result = _orig_swap_int(new, target)
+            _swaps[0] += 1
+            if _swaps[0] == 1:
+                _interrupt()
+            return result
+
+        _st.swap_in = _swap_int
 """
 
 
@@ -203,3 +259,32 @@ def test_staging_of_a_live_build_is_kept(states: dict[str, Path], tmp_path: Path
     finally:
         live.kill()
         live.wait()
+
+
+def interrupted_build(root: Path, hook: Path, point: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, GPU_GUIDE_INT_AT=point, PYTHONPATH=os.pathsep.join([str(hook), str(REPO)]))
+    return subprocess.run(
+        [sys.executable, "-m", "generator", "--root", str(root), "build"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("point", "message", "result"),
+    [
+        ("parser", "Interrupted; nothing was written.\n", "old"),
+        ("evaluate", "Interrupted; nothing was written.\n", "old"),
+        ("page", "Interrupted; docs/ and site/ are unchanged.\n", "old"),
+        # Ctrl-C between the two swaps waits for the second: never docs/ of one build and site/ of another.
+        ("swap", "Interrupted; docs/ and site/ were updated; only the clean-up was cut short.\n", "new"),
+    ],
+)
+def test_ctrl_c_says_what_really_happened(
+    states: dict[str, Path], tmp_path: Path, point: str, message: str, result: str
+) -> None:
+    """Issue 10: Ctrl-C early printed a traceback, and just after the swaps said "unchanged"."""
+    root = copy_old(states, tmp_path)
+    proc = interrupted_build(root, states["hook"], point)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (130, "", message)
+    assert state(root) == state(states[result])
+    assert leftovers(root) == []

@@ -97,8 +97,11 @@ def test_missing_prices_sort_last_both_ways(page, server: str) -> None:  # type:
 def test_rank_column_starts_in_ladder_order(page, server: str) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{server}/ladder/")
     page.wait_for_selector("article table[data-sortable]")
-    ranks = [int(t) for t in column(page, 0)]
-    assert ranks == list(range(1, len(ranks) + 1))
+    labels = column(page, 0)
+    ranked = [int(t) for t in labels if t.isdigit()]
+    assert ranked == list(range(1, len(ranked) + 1))
+    # cards whose tensor figure no datasheet confirms come after every ranked card, marked 未排名
+    assert labels[len(ranked) :] == ["未排名"] * (len(labels) - len(ranked))
 
 
 def expected_rows(built_site: Path, workload: str, hours: float, disk: float, egress: float) -> list[tuple[str, float]]:
@@ -157,3 +160,75 @@ def test_calculator_filters(page, server: str) -> None:  # type: ignore[no-untyp
     page.fill("#calc-budget", "1")
     assert calc_rows(page) == []
     assert page.text_content("#calc-summary") == "没有满足条件的方案。"
+
+
+# --------------------------------------------------------------------------- hostile data, clicked
+
+
+@pytest.fixture(scope="module")
+def control_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[str]]]:
+    """The mini site with control and direction characters around Markdown links and images in
+    every name and title, built with validation's character check switched off (test_hostile)."""
+    from test_hostile import build_control_site
+
+    root = build_control_site(tmp_path_factory.mktemp("control-browser"))
+    site = root / "site"
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    paths = sorted(p.relative_to(site).as_posix().removesuffix("index.html") for p in site.rglob("*.html"))
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", paths
+    httpd.shutdown()
+
+
+#: Clicks every link whose target would run script; the alerts it causes are what the test counts.
+CLICK_SCRIPT_LINKS = """() => {
+    const links = [...document.querySelectorAll('a[href], area[href]')].filter(a => a.protocol === 'javascript:');
+    for (const a of links) a.click();
+    return links.length;
+}"""
+
+
+def test_no_clickable_script_or_outside_image_from_data(page, control_server) -> None:  # type: ignore[no-untyped-def]
+    """Issue 10: DEL or a C1 control in a name broke the front matter and a Markdown link in the
+    name became a live javascript: link on 23 pages (the alert fired when clicked) and an outside
+    image loaded on 20. Every page is opened, every script link clicked, every request watched."""
+    server, paths = control_server
+    dialogs: list[str] = []
+    outside: list[str] = []
+
+    def on_dialog(dialog) -> None:  # type: ignore[no-untyped-def]
+        dialogs.append(f"{page.url}: {dialog.message}")
+        dialog.dismiss()
+
+    def on_request(request) -> None:  # type: ignore[no-untyped-def]
+        if not request.url.startswith((server, "data:", "blob:", "about:")):
+            outside.append(f"{page.url}: {request.url}")
+
+    page.on("dialog", on_dialog)
+    page.on("request", on_request)
+    try:
+        # Control: a real javascript: link is found, clicked and its alert counted.
+        page.set_content('<a href="javascript:alert(42)">x</a>')
+        assert page.evaluate(CLICK_SCRIPT_LINKS) == 1
+        page.wait_for_timeout(500)  # a javascript: link runs after the click returns
+        assert dialogs == [f"{page.url}: 42"]
+        dialogs.clear()
+        clicked = 0
+        for path in paths:
+            page.goto(f"{server}/{path}", wait_until="load")
+            found = page.evaluate(CLICK_SCRIPT_LINKS)
+            if found:
+                clicked += found
+                page.wait_for_timeout(500)
+    finally:
+        page.remove_listener("dialog", on_dialog)
+        page.remove_listener("request", on_request)
+    assert len(paths) >= 20
+    assert (clicked, dialogs, outside) == (0, [], [])

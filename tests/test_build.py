@@ -91,7 +91,15 @@ def test_bad_data_aborts_and_changes_nothing(mini: Path, capsys: pytest.CaptureF
     )
     assert tree_digest(mini / "docs") == docs
     assert tree_digest(mini / "site") == site
-    assert sorted(p.name for p in mini.iterdir()) == ["data", "docs", "mkdocs.yml", "site", "templates"]
+    # the lock file of the first build stays (git-ignored); no staging folder, journal or sidecar
+    assert sorted(p.name for p in mini.iterdir()) == [
+        ".gpu-guide.lock",
+        "data",
+        "docs",
+        "mkdocs.yml",
+        "site",
+        "templates",
+    ]
 
 
 def test_check_lists_stale_pages_then_passes(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -23,7 +23,7 @@ from generator.data.validate import load_catalogue
 from generator.pages import charts, svg
 from generator.pages.charts import Bar, Point, bar_chart, scatter_chart
 from generator.pages.render import MARKER
-from generator.results.ladder import ladder
+from generator.results.ladder import by_tflops, ladder
 
 NS = "{http://www.w3.org/2000/svg}"
 ROOT = Path(__file__).resolve().parent.parent
@@ -157,12 +157,13 @@ def named_in(doc: str) -> str:
 
 def test_real_charts_are_readable_and_label_every_gpu(real: tuple[Catalogue, pd.DataFrame]) -> None:
     cat, frame = real
-    docs = charts.inline_charts(frame, cat)
-    for doc in docs.values():
+    # As the site builds them (pages/plan.py, pages/files.py): the bar chart in ranking order
+    # (unconfirmed tensor figures after the ranked cards), the scatter charts in dense-TFLOPS order.
+    docs = {**charts.inline_charts(by_tflops(frame), cat), "ladder": charts.inline_charts(frame, cat)["ladder"]}
+    for name, doc in docs.items():
         assert_readable(doc)
-    # Bars always have room; scatter plots label every GPU beside its mark or, where the 400-unit plot
-    # has no room left (33 GPUs crowd the 24, 48 and 80 GB columns), name it in the note under the chart.
-    assert "图中未标注" not in docs["ladder"]
+        if name == "ladder":  # the scatter charts: see test_scatter_charts_label_every_gpu
+            assert "图中未标注" not in doc, name
     bars = label_texts(docs["ladder"])
     assert bars[: len(frame)] == list(frame["name"])  # best first, in ladder order
     priced = {p.label for p in charts.price_points(frame, cat)}
@@ -170,6 +171,18 @@ def test_real_charts_are_readable_and_label_every_gpu(real: tuple[Catalogue, pd.
         shown = named_in(docs[name])
         for gpu_name in gpus:  # merged labels keep every name's distinguishing word
             assert gpu_name.split(" ")[0] in shown, (name, gpu_name)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="TODO(charts): with the market data's 33 GPUs (B200 at 2,250 TFLOPS among cards under 400) 9-15 "
+    "labels of each scatter chart find no room and fall to the note; the label placer or the charts' size is the "
+    "charts branch's to change. Strict: remove this mark when it passes.",
+)
+@pytest.mark.parametrize("name", ["price", "memory"])
+def test_scatter_charts_label_every_gpu(real: tuple[Catalogue, pd.DataFrame], name: str) -> None:
+    cat, frame = real
+    assert "图中未标注" not in charts.inline_charts(by_tflops(frame), cat)[name]
 
 
 def test_axis_units_and_titles(real: tuple[Catalogue, pd.DataFrame]) -> None:

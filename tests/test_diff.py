@@ -349,6 +349,10 @@ def test_job_cost_and_removed_gpu(tmp_path: Path, capsys: pytest.CaptureFixture[
     replace_in(root / "data" / "pitfalls.yaml", "gpus: [rtx-4090-24g, a100-sxm-80g]", "gpus: [a100-sxm-80g]")
     replace_in(root / "data" / "scenarios.yaml", "gpu: rtx-4090-24g", "gpu: h100-sxm-80g")
     (root / "data" / "comparisons.yaml").write_text("comparisons: []\n", encoding="utf-8")  # its pair names the 4090
+    # The editorial files name the removed GPU too; an editor points them at another one.
+    for name in ("claims.yaml", "buyers.yaml", "ownership.yaml"):
+        path = root / "data" / name
+        path.write_text(path.read_text(encoding="utf-8").replace("rtx-4090-24g", "a100-sxm-80g"), encoding="utf-8")
     code, out, err = run_diff(root, capsys, "--base", "HEAD")
     assert (code, err) == (0, "")
     assert "GPUs removed:\n\n- `rtx-4090-24g` GeForce RTX 4090 24GB\n" in out
@@ -476,3 +480,54 @@ def test_refs_templates_are_never_used(tmp_path: Path, capsys: pytest.CaptureFix
     git(root, "rm", "-r", "-q", "--cached", "templates")
     git(root, "commit", "-q", "-m", "templates not tracked")
     assert run_diff(root, capsys, "--base", "HEAD") == (0, unchanged(), "")
+
+
+def crafted_commit(root: Path, data_entries: Callable[[list[str]], list[str]]) -> str:
+    """A commit like HEAD whose data/ tree lists ``data_entries(HEAD's entries)``, written with git's
+    plumbing: entries no `git add` would make (names like '..', links to outside files)."""
+    entries = git(root, "ls-tree", "HEAD:data").splitlines()
+    data_tree = git_input(root, "\n".join(data_entries(entries)) + "\n", "mktree", "--missing")
+    top = [e for e in git(root, "ls-tree", "HEAD").splitlines() if not e.endswith("\tdata")]
+    top_tree = git_input(root, "\n".join([*top, f"040000 tree {data_tree}\tdata"]) + "\n", "mktree", "--missing")
+    return git(root, "commit-tree", top_tree, "-p", "HEAD", "-m", "crafted")
+
+
+def git_input(root: Path, stdin: str, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_crafted_tree_entries_write_nothing_outside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 10, attack 5: a tree entry data/../../../x was written outside the temporary folder.
+    The ref's data/ here also holds '..' folders nesting an 'x'; REF's files are read by their
+    fixed names only, so the comparison runs and nothing named x appears anywhere."""
+    root = committed_project(tmp_path)
+    blob = git_input(root, "pwned\n", "hash-object", "-w", "--stdin")
+    inner = git_input(root, f"100644 blob {blob}\tx\n", "mktree")
+    for _ in range(4):
+        inner = git_input(root, f"040000 tree {inner}\t..\n", "mktree", "--missing")
+    commit = crafted_commit(root, lambda entries: [*entries, f"040000 tree {inner}\t.."])
+    deep = tmp_path / "t1" / "t2" / "t3" / "t4"
+    deep.mkdir(parents=True)
+    monkeypatch.setattr("tempfile.tempdir", str(deep))  # so '..' x 5 from the diff's folder stays in tmp_path
+    code, out, err = run_diff(root, capsys, "--base", commit)
+    assert (code, err) == (0, "")
+    assert "**0 pages added, 0 removed, 0 files changed**" in out
+    assert [p for p in tmp_path.rglob("x")] == []
+
+
+def test_data_file_as_a_link_at_ref_is_not_followed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = committed_project(tmp_path)
+    target = git_input(root, "../../../../../../etc/passwd", "hash-object", "-w", "--stdin")
+    commit = crafted_commit(
+        root,
+        lambda entries: [e if not e.endswith("\tgpus.yaml") else f"120000 blob {target}\tgpus.yaml" for e in entries],
+    )
+    assert run_diff(root, capsys, "--base", commit) == (
+        1,
+        "",
+        f"gpu-guide diff: {commit} lacks data/gpus.yaml; a build needs every data file, so there is nothing to "
+        "compare.\n",
+    )

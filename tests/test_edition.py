@@ -47,3 +47,67 @@ def test_bad_date_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture
     root = committed_project(tmp_path)
     assert main(["--root", str(root), "edition", "--base", "HEAD", "--date", "2026-13-01"]) == 2
     assert "expected a date YYYY-MM-DD, got '2026-13-01'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("title", "what"),
+    [("8 月\x07报价", "control character U+0007"), ("8 月\x7f", "control character U+007F"),
+     ("¥\u202e0848", "direction control U+202E"), ("\x85", "control character U+0085")],
+)  # fmt: skip
+def test_title_with_invisible_characters_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], title: str, what: str
+) -> None:
+    """Issue 10: --title wrote control characters that the data loader then refused."""
+    root = committed_project(tmp_path)
+    replace_in(root / "data" / "offers.yaml", "    price: 2\n", "    price: 2.5\n")
+    assert main(["--root", str(root), "edition", "--base", "HEAD", "--title", title]) == 2
+    assert capsys.readouterr() == ("", f"gpu-guide edition: --title contains the invisible {what}; remove it\n")
+    assert not (root / "data" / "editions.yaml").exists()
+
+
+def test_title_with_a_line_break_round_trips(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What edition writes, its own loader reads back: a newline is allowed (pages fold it)."""
+    root = committed_project(tmp_path)
+    replace_in(root / "data" / "offers.yaml", "    price: 2\n", "    price: 2.5\n")
+    assert main(["--root", str(root), "edition", "--base", "HEAD", "--title", "8 月\n报价\t更新"]) == 0
+    capsys.readouterr()
+    assert [e.title for e in generate(Project.at(root)).catalogue.editions] == ["8 月\n报价\t更新"]
+
+
+def test_editions_file_as_a_link_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = committed_project(tmp_path)
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("precious\n")
+    (root / "data" / "editions.yaml").symlink_to(outside)
+    replace_in(root / "data" / "offers.yaml", "    price: 2\n", "    price: 2.5\n")
+    # the loader reads the linked file as data: make it valid so the comparison runs
+    outside.write_text("editions: []\n")
+    assert main(["--root", str(root), "edition", "--base", "HEAD"]) == 1
+    assert capsys.readouterr() == (
+        "",
+        "data/editions.yaml is a symbolic link; edition never writes through links: replace it with the real file\n"
+        "Aborted: nothing was written.\n",
+    )
+    assert outside.read_text() == "editions: []\n"
+
+
+def test_edition_waits_for_the_write_lock(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_security import hold_lock
+
+    root = committed_project(tmp_path)
+    replace_in(root / "data" / "offers.yaml", "    price: 2\n", "    price: 2.5\n")
+    monkeypatch.setenv("GPU_GUIDE_LOCK_WAIT", "0.3")
+    holder = hold_lock(root, 60)
+    try:
+        assert main(["--root", str(root), "edition", "--base", "HEAD"]) == 1
+        err = capsys.readouterr().err
+        assert err.endswith(
+            f"gave up after waiting 0.3 s: gpu-guide process {holder.pid} is writing docs/ and site/ in {root.resolve()}; "
+            "try again when it has finished\nAborted: nothing was written.\n"
+        )
+        assert not (root / "data" / "editions.yaml").exists()
+    finally:
+        holder.kill()
+        holder.wait()

@@ -102,3 +102,38 @@ def test_md_drops_spaces_that_yaml_folding_put_into_chinese() -> None:
     assert escape.md("每个参数约 16 字节，\n13B 模型仅这部分") == "每个参数约 16 字节，13B 模型仅这部分"
     assert escape.md("先确认\n显存") == "先确认显存"
     assert escape.md("A100 与 H100") == "A100 与 H100"
+
+
+@pytest.mark.parametrize(
+    ("value", "title"),
+    [
+        # DEL and C1 raw in front matter made PyYAML refuse the header (issue 10): they are dropped,
+        # like md drops them; U+0085 is white space to Python and folds to a space.
+        ("a\x7fb", "ab"),
+        ("c\x85d", "c d"),
+        ("e\x9b[x](javascript:alert(1))", "e[x](javascript:alert(1))"),
+        ("¥\u202e0848", "¥0848"),  # the direction controls go too
+        ("f\x01\x1bg", "fg"),
+        # other invisible characters are kept, written as escapes PyYAML reads back
+        ("g\u200bh\ufeffi\U000e0041", "g\u200bh\ufeffi\U000e0041"),
+    ],
+)
+def test_yaml_str_cannot_break_front_matter(value: str, title: str) -> None:
+    import yaml
+
+    out = escape.yaml_str(value)
+    assert all(ch.isprintable() for ch in out), out
+    assert yaml.safe_load(f"---\ntitle: {out}\n---\n".split("---\n")[1])["title"] == title
+
+
+@pytest.mark.parametrize("value", ["a\x7fb", "c\x85d", "\x9b", "¥\u202e0848", "g\u200bh\U000e0041", "x\u3000y"])
+def test_yaml_data_keeps_any_text_exactly(value: str) -> None:
+    import yaml
+
+    out = escape.yaml_data(value)
+    assert all(ch.isprintable() or ch == "\u3000" for ch in out), out
+    assert yaml.safe_load(f"t: {out}")["t"] == value
+
+
+def test_md_drops_control_and_direction_characters() -> None:
+    assert escape.md("¥\u202e0848 \u2066x\u2069\x85\x9b\x7f") == "¥0848 x"

@@ -16,6 +16,7 @@ import copy
 import csv
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
@@ -61,7 +62,7 @@ PAYLOADS = [
     "$\\frac{$",
     "title: x\n---\nhide: [toc]",
     "`code` ~~strike~~ ==mark== ^^ins^^ :smile: https://evil.example.com/",
-    "\ttab\u2029para\r\nend ",
+    "\ttab\u2029para\nend ",
     "x" * 150 + " <b>long</b>",
 ]
 N = len(PAYLOADS)
@@ -198,6 +199,36 @@ def hostile_edit(data: Path) -> None:
             p["scenario"] = f"s-{i:02d}"
         pitfalls["pitfalls"].append(p)
     _dump(data / "pitfalls.yaml", pitfalls)
+    hostile_editorial(data)
+
+
+def hostile_editorial(data: Path) -> None:
+    """The editorial files too: claims, buyers, market facts, purchase prices and their sources."""
+    claims = _load(data / "claims.yaml")
+    for i in range(N):
+        c = copy.deepcopy(claims["claims"][i % len(claims["claims"])])
+        c.update(id=f"c-{i:02d}", claim=P(i), source_title=P(i + 1), source=NASTY_URL)
+        claims["claims"].append(c)
+    _dump(data / "claims.yaml", claims)
+    buyers = _load(data / "buyers.yaml")
+    for i in range(N):
+        buyers["buyers"].append({"id": f"b-{i:02d}", "title": P(i), "summary": f"{P(i + 1)} 概述 {ALL}",
+                                 "source": NASTY_URL, "article_picks": [f"h-{i:02d}"],
+                                 "workloads": [{"scenario": f"s-{i:02d}"}]})  # fmt: skip
+    _dump(data / "buyers.yaml", buyers)
+    trends = _load(data / "trends.yaml")
+    for i in range(N):
+        trends["facts"].append({"id": f"t-{i:02d}", "date": trends["facts"][0]["date"], "topic": "memory",
+                                "fact": P(i), "source": NASTY_URL, "quote": P(i + 1), "note": f"{P(i + 2)} 注 {ALL}"})  # fmt: skip
+    _dump(data / "trends.yaml", trends)
+    own = _load(data / "ownership.yaml")
+    base = own["purchases"][0]
+    for i in range(N):
+        own["purchases"].append({**base, "id": f"u-{i:02d}", "gpu": f"h-{i:02d}", "source": NASTY_URL,
+                                 "quote": P(i), "note": f"{P(i + 1)} 注 {ALL}"})  # fmt: skip
+        own["electricity"].append({**own["electricity"][0], "id": f"e-{i:02d}", "label": P(i), "source": NASTY_URL,
+                                   "quote": P(i + 1), "note": f"{P(i + 2)} 注"})  # fmt: skip
+    _dump(data / "ownership.yaml", own)
 
 
 #: (file, list key, fields) of every free-text field the test fills
@@ -274,8 +305,12 @@ class Page(HTMLParser):
 
 
 def parse(path: Path) -> Page:
+    return parse_text(path.read_text(encoding="utf-8"))
+
+
+def parse_text(html: str) -> Page:
     page = Page()
-    page.feed(path.read_text(encoding="utf-8"))
+    page.feed(html)
     page.close()
     return page
 
@@ -449,6 +484,27 @@ def test_payloads_show_as_text(pages: dict[str, Page]) -> None:
     assert "<script>alert(1)</script> 规格与租赁价格" in pages["gpus/h-00/index.html"].visible
 
 
+def test_editorial_payloads_show_as_text(pages: dict[str, Page]) -> None:
+    missing = []
+
+    def expect(page_name: str, value: str, what: str) -> None:
+        if shown(value) not in pages[page_name].visible:
+            missing.append(f"{page_name}: {what} {value!r}")
+
+    for i in range(N):
+        expect("claims/index.html", P(i), "claim")
+        expect("claims/index.html", P(i + 1), "claim source title")
+        expect("buyers/index.html", P(i), "buyer title")
+        expect("buyers/index.html", f"{P(i + 1)} 概述 {ALL}", "buyer summary")
+        expect("trends/index.html", P(i), "fact")
+        expect("trends/index.html", P(i + 1), "fact quote")
+        expect("trends/index.html", f"{P(i + 2)} 注 {ALL}", "fact note")
+        expect("rent-or-buy/index.html", P(i), "purchase quote")
+        expect("rent-or-buy/index.html", f"{P(i + 1)} 注 {ALL}", "purchase note")
+        expect("rent-or-buy/index.html", P(i), "electricity label")
+    assert missing == []
+
+
 def test_template_and_snippet_syntax_is_not_evaluated(hostile: Path, pages: dict[str, Page]) -> None:
     i = PAYLOADS.index("{{ 7*7 }}")
     page = pages[f"gpus/h-{i:02d}/index.html"]
@@ -500,11 +556,11 @@ def test_open_data_round_trips_exactly(hostile: Path) -> None:
         gid = f"h-{i:02d}"
         want = {"name": P(i), "architecture": P(i + 1), "memory_type": P(i + 2), "interconnect": P(i + 3)}
         for field, value in want.items():
-            assert gpus[gid][field] == value, (gid, field)
-            assert gpu_rows[gid][field] == value, (gid, field)
-        assert offer_rows[f"o-{i:02d}"]["provider_name"] == P(i)
-        assert offer_rows[f"o-{i:02d}"]["note"] == f"{P(i + 1)} 注 {ALL}"
-        assert offer_rows[f"o-{i:02d}"]["quote"] == f"{P(i)} {10 + i if i % 2 else 70000 + i}"
+            assert gpus[gid][field] == value, (gid, field)  # JSON: exact
+            assert gpu_rows[gid][field] == spreadsheet_safe(value), (gid, field)
+        assert offer_rows[f"o-{i:02d}"]["provider_name"] == spreadsheet_safe(P(i))
+        assert offer_rows[f"o-{i:02d}"]["note"] == spreadsheet_safe(f"{P(i + 1)} 注 {ALL}")
+        assert offer_rows[f"o-{i:02d}"]["quote"] == spreadsheet_safe(f"{P(i)} {10 + i if i % 2 else 70000 + i}")
     assert len(gpu_rows) == 3 + N and len(offer_rows) == 7 + N
     offers = {o["id"]: o for o in json.loads((data / "offers.json").read_text(encoding="utf-8"))}
     providers = {p["id"]: p for p in json.loads((data / "providers.json").read_text(encoding="utf-8"))}
@@ -513,6 +569,18 @@ def test_open_data_round_trips_exactly(hostile: Path) -> None:
         assert providers[f"v-{i:02d}"]["name"] == P(i)
         assert providers[f"v-{i:02d}"]["extras"][0]["note"] == f"{P(i + 3)} 盘 {ALL}"
     json.loads((hostile / "site" / "search" / "search_index.json").read_text(encoding="utf-8"))
+
+
+def spreadsheet_safe(text: str) -> str:
+    """What the CSV holds for a text: OWASP's CSV-injection advice, a leading apostrophe before
+    a first character a spreadsheet would start a formula with (= + - @ tab carriage return)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def test_csv_payloads_include_formula_starts() -> None:
+    """Control: the corpus has payloads the CSV must change, so the round trip above can fail."""
+    starts = ['--8<-- "/etc/passwd"', "- item", "+ plus", "\ttab\u2029para\nend "]
+    assert [p for p in PAYLOADS if spreadsheet_safe(p) != p] == starts
 
 
 def _csv(path: Path) -> list[dict[str, str]]:
@@ -575,7 +643,19 @@ def test_javascript_source_is_rejected(tmp_path: Path, file: str, old: str, new:
 
 @pytest.mark.parametrize(
     ("escape", "code"),
-    [("\\v", "000B"), ("\\x00", "0000"), ("\\e", "001B"), ("\\ud800", "D800"), ("\\uFFFF", "FFFF")],
+    [
+        ("\\v", "000B"),
+        ("\\x00", "0000"),
+        ("\\e", "001B"),
+        ("\\r", "000D"),
+        ("\\ud800", "D800"),
+        ("\\uFFFF", "FFFF"),
+        ("\\x7f", "007F"),  # DEL: raw in front matter, PyYAML refused the page's header (issue 10)
+        ("\\x80", "0080"),  # the C1 controls, U+0080 to U+009F
+        ("\\N", "0085"),
+        ("\\x9b", "009B"),
+        ("\\u009F", "009F"),
+    ],
 )
 def test_unshowable_characters_from_escapes_are_refused(tmp_path: Path, escape: str, code: str) -> None:
     """The loader refuses raw control characters; written as a quoted escape they must not slip through."""
@@ -588,6 +668,121 @@ def test_unshowable_characters_from_escapes_are_refused(tmp_path: Path, escape: 
         f"data/gpus.yaml:25:11: gpus[1].name: contains the invisible character U+{code}, which a web page cannot show; "
         "remove it (it comes from a backslash escape inside quotes)"
     )
+
+
+BIDI = ["200E", "200F", "202A", "202B", "202C", "202D", "202E", "2066", "2067", "2068", "2069"]
+
+
+@pytest.mark.parametrize("code", BIDI)
+@pytest.mark.parametrize("typed", ["raw", "escape"])
+def test_direction_controls_are_refused(tmp_path: Path, code: str, typed: str) -> None:
+    """U+202E made "¥0848" read "¥8480" (issue 10). Direction controls are invisible in most
+    editors and valid YAML, typed raw or as a "\\u" escape; both are refused with the fix."""
+    written = chr(int(code, 16)) if typed == "raw" else f"\\u{code}"
+    root = make_project(
+        tmp_path, lambda data: replace_in(data / "gpus.yaml", "name: A100 80GB SXM", f'name: "A100 ¥{written}0848"')
+    )
+    cat, problems = load_catalogue(root / "data", root)
+    assert cat is None
+    assert render(problems) == (
+        f"data/gpus.yaml:25:11: gpus[1].name: contains the invisible direction control U+{code}, which shows the "
+        "text after it in another order (a price can read backwards); delete it (retype the value if your editor "
+        "does not show it)"
+    )
+
+
+# --------------------------------------------------------------------------- second line of defence
+
+#: Control and direction characters around Markdown a reader could click or load. Validation
+#: refuses them; these tests switch that check off to show the pages hold even then: DEL or a
+#: C1 control in a name made PyYAML refuse the whole front matter, MkDocs rendered it as page
+#: text, and the link in it was live on 23 pages (issue 10).
+CONTROL_PAYLOADS = [
+    "A\x7f[x](javascript:alert(1))",
+    "B\x85![i](https://evil.example.com/x.png)",
+    "C\x9b<javascript:alert(2)>",
+    "D\x01\x1f\x80[z](JaVaScRiPt:alert(3))",
+    "¥\u202e0848 [y](javascript:alert(4))",
+    "E\u2066\u200f![j](https://evil.example.com/y.png)",
+    "F\u200b\ufeff\U000e0041 [w](javascript:alert(5))",  # other invisible format characters
+]
+
+
+def control_edit(data: Path) -> None:
+    """Every GPU, model, scenario, offer, provider and pitfall of the mini fixture gets a control payload."""
+    k = iter(range(1000))
+
+    def nxt() -> str:
+        return CONTROL_PAYLOADS[next(k) % len(CONTROL_PAYLOADS)]
+
+    for name, key, fields in [
+        ("gpus.yaml", "gpus", ["name", "architecture"]),
+        ("models.yaml", "models", ["name"]),
+        ("scenarios.yaml", "scenarios", ["title", "summary", "audience"]),
+        ("offers.yaml", "offers", ["region", "note"]),
+        ("providers.yaml", "providers", ["name", "note"]),
+        ("pitfalls.yaml", "pitfalls", ["title", "body"]),
+    ]:
+        doc = _load(data / name)
+        for entry in doc[key]:
+            for field in fields:
+                entry[field] = nxt()
+        _dump(data / name, doc)
+
+
+def build_control_site(tmp: Path) -> Path:
+    """The mini project with :data:`CONTROL_PAYLOADS` everywhere, built with validation's character
+    check switched off (also used by the browser test)."""
+    root = make_project(tmp, control_edit)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("generator.data.validate.forbidden_character", lambda text: None)
+        build(Project.at(root))
+    return root
+
+
+@pytest.fixture(scope="module")
+def control_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_control_site(tmp_path_factory.mktemp("control"))
+
+
+def test_control_payloads_would_break_plain_front_matter() -> None:
+    """Control: written the old way (JSON-quoted, so C0 is escaped but DEL and C1 are raw), the
+    payloads with DEL or C1 other than U+0085 (a YAML line break) make PyYAML refuse the header."""
+    for payload in (CONTROL_PAYLOADS[0], CONTROL_PAYLOADS[2], CONTROL_PAYLOADS[3]):
+        with pytest.raises(yaml.YAMLError):
+            yaml.safe_load("title: " + json.dumps(payload, ensure_ascii=False))
+
+
+def test_control_characters_cannot_break_front_matter_or_inject_links(control_site: Path) -> None:
+    site = control_site / "site"
+    pages = {p.relative_to(site).as_posix(): parse(p) for p in sorted(site.rglob("*.html"))}
+    assert len(pages) >= 20
+    problems = []
+    for name, page in pages.items():
+        if "generated file, do not edit" in page.visible or "nav_order:" in page.visible:
+            problems.append(f"{name}: the front matter is shown as text")
+        if not page.title.strip():
+            problems.append(f"{name}: no <title>")
+        for tag, attrs in page.elements:
+            for attr, value in attrs:
+                if attr not in ("href", "src", "srcset", "action", "formaction", "poster", "data", "xlink:href"):
+                    continue
+                text = "".join(ch for ch in (value or "") if ch.isprintable() and not ch.isspace()).lower()
+                if text.startswith("javascript:"):
+                    problems.append(f"{name}: <{tag} {attr}={value!r}> runs script")
+                if "evil.example.com" in text:
+                    problems.append(f"{name}: <{tag} {attr}={value!r}> loads from outside")
+        # Text outside the inline SVG charts: their <desc> goes through generator.pages.svg.clean,
+        # which keeps direction controls (only reachable with validation switched off, as here).
+        html = re.sub(r"<svg\b.*?</svg>", "", (site / name).read_text(encoding="utf-8"), flags=re.S)
+        text = "".join(parse_text(html).text)
+        for ch in "\x7f\x85\x9b\x80\x01\u202e\u2066\u200f":
+            if ch in text:
+                problems.append(f"{name}: U+{ord(ch):04X} reached the page text")
+    assert problems == []
+    # The front matter parsed: each GPU page has its own title (the payload's visible part).
+    gpu_page = pages["gpus/rtx-4090-24g/index.html"]
+    assert gpu_page.title.startswith("A[x](javascript:alert(1))"), gpu_page.title
 
 
 def test_plain_mkdocs_build_escapes_the_same(tmp_path: Path) -> None:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from conftest import make_project, replace_in
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.data.records import Delivery, Workload
+from generator.data.records import Delivery, EditorPick, Workload
 from generator.data.validate import load_catalogue
-from generator.data.records import EditorPick
 from generator.engine.arch import Arch
 from generator.engine.cost import Usage
 from generator.engine.delivery import delivery_form
@@ -105,7 +103,9 @@ def _mini_catalogue(tmp_path: Path, edit=None):  # type: ignore[no-untyped-def]
 def test_scenario_editor_disagreement_is_explained(tmp_path: Path) -> None:
     """Mini fixture: serve-7b (Llama-2-7B inference on one card) runs in a container by the rule."""
     cat = _mini_catalogue(tmp_path)
-    s = cat.scenarios["serve-7b"].model_copy(update={"editor_pick": EditorPick(gpu="rtx-4090-24g", delivery="bare_metal")})
+    s = cat.scenarios["serve-7b"].model_copy(
+        update={"editor_pick": EditorPick(gpu="rtx-4090-24g", delivery="bare_metal")}
+    )
     rec = for_scenario(cat, s)
     assert rec.pick is not None and rec.pick.gpu.id == "rtx-4090-24g"
     assert editor_disagreement(s, rec) == (
@@ -131,8 +131,12 @@ def test_a_disagreeing_pick_is_a_notice_that_strict_check_accepts(tmp_path: Path
     gen = build(Project.at(root), site=False)
     [notice] = [p for p in gen.warnings if p.path.endswith("editor_pick")]
     assert notice.format().startswith("data/scenarios.yaml:")
-    assert ": notice: the rules disagree with the editor's pick: 编辑推荐 a100-sxm-80g，计算结果为 h100-sxm-80g" in notice.format()
+    assert (
+        ": notice: the rules disagree with the editor's pick: 编辑推荐 a100-sxm-80g，计算结果为 h100-sxm-80g"
+        in notice.format()
+    )
     page = gen.files["scenarios/full-13b.md"].decode("utf-8")
-    assert "编辑推荐 a100-sxm-80g，计算结果为 h100-sxm-80g" in page
+    # The reader sees GPU names where the editor's notice has ids.
+    assert "编辑推荐 A100 80GB SXM，计算结果为 H100 80GB SXM" in page
     capsys.readouterr()
     assert main(["--root", str(root), "check", "--strict"]) == 0

@@ -67,12 +67,12 @@ def test_a_memory_rule_moves_card_counts(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_a_speed_rule_moves_job_hours(tmp_path: Path) -> None:
-    """Half the MFU, same cards: every training job takes exactly twice as long, and costs twice as much."""
+    """Half the goodput, same cards: every training job takes exactly twice as long, and costs twice as much."""
     root = make_project(tmp_path)
     before = generate(Project.at(root)).results.scenarios["full-13b"].rec.pick
     rules = root / "data" / "rules.yaml"
-    mfu = next(line for line in rules.read_text(encoding="utf-8").splitlines() if line.startswith("  mfu: "))
-    replace_in(rules, mfu, f"  mfu: {float(mfu.split(':')[1].split('#')[0]) / 2}")
+    good = next(line for line in rules.read_text(encoding="utf-8").splitlines() if line.startswith("    goodput: "))
+    replace_in(rules, good, f"    goodput: {float(good.split(':')[1].split('#')[0]) / 2}")
     after = generate(Project.at(root)).results.scenarios["full-13b"].rec.pick
     assert before is not None and after is not None and before.job_hours and after.job_hours
     assert (after.gpu.id, after.cards) == (before.gpu.id, before.cards)

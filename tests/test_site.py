@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import csv
-import re
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 

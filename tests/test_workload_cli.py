@@ -11,7 +11,7 @@ from conftest import make_project
 from generator.cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
-KEYS = {"weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead"}
+KEYS = {"weights", "kv_cache", "activations", "gradients", "optimizer_states", "transients", "overhead"}
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str, root: Path = REPO) -> tuple[int, str, str]:
@@ -65,7 +65,8 @@ def test_model_and_params_are_exclusive(capsys: pytest.CaptureFixture[str]) -> N
 def test_recommend_ranks_fitting_cards_first(capsys: pytest.CaptureFixture[str], mini_root: Path) -> None:
     # Llama-2-13B pre-training on the mini fixture. Per card-month the A100 node is
     # 48,000 / 8 = 6,000 and the H100 node (85,000 mid) / 8 = 10,625: 1.77x dearer, while dense
-    # BF16 is 989.4 / 312 = 3.17x faster, so the H100 finishes the same job for less.
+    # BF16 at each platform's MFU is (989.4 x 0.38) / (312 x 0.48) = 2.51x faster (rules.yaml
+    # speed.training.platforms), so the H100 finishes the same job for less.
     code, out, _ = run(capsys, "recommend", "--workload", "pretrain", "--model", "llama-2-13b", "--precision", "mixed",
                        "--job-tokens", "10", "--require-cuda", "--json", root=mini_root)  # fmt: skip
     assert code == 0
@@ -140,3 +141,58 @@ def test_json_is_strict_and_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     shell = subprocess.run(" ".join(cmd) + " | true", shell=True, capture_output=True, text=True, check=False,
                            timeout=120)  # fmt: skip
     assert shell.stderr == ""
+
+
+def test_estimate_speed_object_for_serving(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "estimate", "--workload", "inference", "--model", "llama-2-7b", "--gpu", "h100-sxm-80g",
+                       "--batch", "8", "--prompt-tokens", "1000", "--output-tokens", "200", "--json")  # fmt: skip
+    assert code == 0
+    data = json.loads(out)
+    sp = data["speed"]
+    assert {"decode_tokens_per_s", "prefill_tokens_per_s", "time_to_first_token_s", "output_tokens_per_s"} <= set(sp)
+    assert (sp["prompt_tokens"], sp["output_tokens"], sp["batch"]) == (1000, 200, 8)
+    # the context is prompt + output; the card's memory gives min_gpus without --gpu-memory-gb
+    assert data["min_gpus"] == 1 and data["gpu_memory_gb"] == 80
+    # end to end over the batch: below the pure decode rate (the prompts take time too), above one stream
+    assert sp["output_tokens_per_s"] < sp["decode_tokens_per_s"] * 1.05
+    assert sp["output_tokens_per_s"] > sp["decode_tokens_per_s"] / 8
+    assert 0 < sp["time_to_first_token_s"] < 1
+
+
+def test_estimate_speed_object_for_training(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "estimate", "--workload", "pretrain", "--model", "llama-2-7b", "--precision", "mixed",
+                       "--gpu", "a100-sxm-80g", "--gpus", "8", "--job-tokens", "10", "--json")  # fmt: skip
+    assert code == 0
+    sp = json.loads(out)["speed"]
+    assert sp["gpu_hours"] == pytest.approx(sp["train_hours"] * 8, rel=1e-3)
+    # 6N + attention per token over 10B tokens at the Ampere MFU, 90 % goodput: Llama-2-7B is 6.74B params
+    assert 0.3 < sp["mfu"] <= 0.6 and sp["mfu_confirmed"] is True
+    flops = (6 * (6.74e9 - 32000 * 4096) + 12 * 32 * 4096 * 2048) * 10e9
+    assert sp["train_hours"] == pytest.approx(flops / (8 * 312e12 * sp["mfu"]) / 3600 / 0.9, rel=1e-3)
+
+
+def test_unknown_gpu_is_a_usage_error_with_a_suggestion(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "estimate", "--workload", "inference", "--model", "llama-2-7b", "--gpu", "h100-sxm")
+    assert (code, out) == (2, "")
+    assert err == 'gpu-guide estimate: unknown GPU "h100-sxm"; did you mean "h100-sxm-80g"?\n'
+    code, _, err = run(capsys, "estimate", "--workload", "full", "--model", "llama-2-7b", "--job-tokens", "1")
+    assert code == 2 and "--job-tokens needs --gpu" in err
+    code, _, err = run(capsys, "estimate", "--workload", "inference", "--model", "llama-2-7b", "--context", "100",
+                       "--prompt-tokens", "80", "--output-tokens", "40")  # fmt: skip
+    assert code == 2 and "differs from --prompt-tokens + --output-tokens" in err
+
+
+def test_recommend_json_carries_the_serving_figures(capsys: pytest.CaptureFixture[str], mini_root: Path) -> None:
+    code, out, _ = run(capsys, "recommend", "--workload", "inference", "--model", "llama-2-7b", "--context", "2048",
+                       "--output-tokens", "512", "--json", root=mini_root)  # fmt: skip
+    assert code == 0
+    for o in json.loads(out)["options"]:
+        if not o["eligible"]:
+            continue
+        s = o["serving"]
+        assert (s["prompt_tokens"], s["output_tokens"]) == (1536, 512)
+        assert s["concurrency"] >= 1
+        assert s["cny_per_million_tokens"] == o["cost_per_million_tokens_cny"]
+        # one user pays for the whole card alone: never cheaper than a full card
+        assert s["cny_per_million_tokens_at_batch"] >= s["cny_per_million_tokens"]
+        assert s["output_tokens_per_s"] == pytest.approx(s["tokens_per_s"] / 4, rel=1e-3)

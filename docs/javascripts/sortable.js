@@ -38,7 +38,11 @@
         });
         rows.forEach(function (r) { body.appendChild(r); });
       }
-      th.addEventListener("click", sort);
+      th.addEventListener("click", function (e) {
+        /* a link inside the header (the ladder's ⓘ to the explainer) navigates, it does not sort */
+        if (e.target && e.target.closest && e.target.closest("a")) return;
+        sort();
+      });
       th.addEventListener("keydown", function (e) { if (e.key === "Enter") sort(); });
     });
   }

@@ -57,17 +57,35 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("recommend", help="ranked GPUs for a workload: cards, delivery form, cost")
     add_workload_arguments(r, recommend=True)
 
+    cal = sub.add_parser(
+        "calibrate", help="run docs-dev/calibration/ through the engine: ratio to each published figure"
+    )
+    cal.add_argument("--dir", type=Path, default=None, help="case folder (default: ROOT/docs-dev/calibration)")
+    cal.add_argument("--markdown", action="store_true", help="print only the summary table (for the README)")
+
     s = sub.add_parser("serve", help="live preview; regenerates when data/ or templates/ change")
     s.add_argument("--dev-addr", default="127.0.0.1:8000")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as exc:
+        # Commands that write say what the interruption left (generator.publish.staging.Interrupted);
+        # anything else was interrupted before it wrote a byte.
+        print(f"Interrupted; {getattr(exc, 'message', 'nothing was written.')}", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    from generator.publish.staging import OutputError
+
     try:
         return _run(args)
     except DataError as exc:
@@ -75,14 +93,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         n = sum(1 for p in exc.problems if p.severity is Severity.error)
         print(f"Aborted: {n} problem(s) in the data; nothing was written.", file=sys.stderr)
         return 1
+    except (OutputError, FileExistsError) as exc:
+        # A symbolic link, hand-written file or unwritable folder in the way, or another writer.
+        print(str(exc), file=sys.stderr)
+        print("Aborted: nothing was written.", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # The reader went away (`gpu-guide recommend … | head`): end quietly, as Unix tools do.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
-        print("Interrupted; docs/ and site/ are unchanged.", file=sys.stderr)
-        return 130
+        raise
     except Exception as exc:
         print(
             f"gpu-guide: internal error ({type(exc).__name__}: {exc}); nothing was written. "
@@ -113,6 +135,10 @@ def _run(args: argparse.Namespace) -> int:
 
         run = run_estimate if args.command == "estimate" else run_recommend
         return run(project, args)
+    if args.command == "calibrate":
+        from generator.cli.calibrate import run_calibrate
+
+        return run_calibrate(project, args.dir, args.markdown)
     if args.command == "serve":
         from generator.cli.serve import serve
 
@@ -129,10 +155,6 @@ def _build(project: Project, site: bool, production: bool) -> int:
     except SiteBuildError as exc:
         print("\n".join(exc.messages), file=sys.stderr)
         print("Aborted: mkdocs build --strict failed; docs/ and site/ are unchanged.", file=sys.stderr)
-        return 1
-    except FileExistsError as exc:
-        print(str(exc), file=sys.stderr)
-        print("Aborted: nothing was written.", file=sys.stderr)
         return 1
     if gen.warnings:
         print(render(gen.warnings), file=sys.stderr)

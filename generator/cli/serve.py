@@ -2,18 +2,30 @@
 
 MkDocs watches docs/ and reloads the browser; this loop watches the generator's own
 inputs and rewrites docs/ (without building site/) whenever one of them changes. A
-data error is printed and the last good pages stay up.
+data error is printed and the last good pages stay up. Each rewrite takes the project's
+write lock, so a ``gpu-guide build`` run meanwhile waits instead of mixing its pages in.
+
+The MkDocs child runs in its own process group; Ctrl-C (SIGINT) or SIGTERM to ``serve``
+stops that whole group before ``serve`` exits, so no preview is left holding the port.
+A port already in use is an error (exit 1) before anything is written.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 
 from generator.data.problems import DataError, render
 from generator.pipeline import Project, build
+from generator.publish.staging import Interrupted, OutputError
 
 
 def _snapshot(folders: list[Path]) -> dict[Path, float]:
@@ -29,26 +41,133 @@ def _regenerate(project: Project) -> None:
     except DataError as exc:
         print(render(exc.problems), file=sys.stderr)
         print("gpu-guide: data problems; the preview keeps the last good pages", file=sys.stderr)
+    except (OutputError, FileExistsError) as exc:
+        print(str(exc), file=sys.stderr)
+        print("gpu-guide: docs/ was not rewritten; the preview keeps the last good pages", file=sys.stderr)
+
+
+def parse_address(dev_addr: str) -> tuple[str, int] | None:
+    """``HOST:PORT`` (IPv6 hosts in brackets) as (host, port), or None when malformed."""
+    host, sep, port = dev_addr.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    return host, int(port)
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why MkDocs could not listen on ``host:port`` (e.g. "Address already in use"), or None."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        # MkDocs' server sets SO_REUSEADDR too, so a port in TIME_WAIT is not "busy" for it either.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
 
 
 def serve(project: Project, dev_addr: str) -> int:
-    _regenerate(project)
-    watched = [project.data, project.templates / "pages", project.templates / "partials"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", dev_addr, "-f", str(project.config)],
-        cwd=project.root,
-    )
-    seen = _snapshot(watched)
-    try:
-        while proc.poll() is None:
-            time.sleep(1.0)
-            now = _snapshot(watched)
-            if now != seen:
-                seen = now
-                _regenerate(project)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    address = parse_address(dev_addr)
+    if address is None:
+        print(f"gpu-guide serve: --dev-addr must be HOST:PORT, e.g. 127.0.0.1:8000; got {dev_addr!r}", file=sys.stderr)
+        return 2
+    problem = port_problem(*address)
+    if problem is not None:
+        print(
+            f"gpu-guide serve: cannot listen on {dev_addr}: {problem}. Is another preview still running? "
+            "Stop it, or pass --dev-addr with another port.",
+            file=sys.stderr,
+        )
+        return 1
+    proc: subprocess.Popen[bytes] | None = None
+    with _sigterm_as_interrupt():
+        try:
+            _regenerate(project)
+            watched = [project.data, project.templates / "pages", project.templates / "partials"]
+            proc = subprocess.Popen(
+                [sys.executable, "-c", _CHILD, "serve", "--dev-addr", dev_addr, "-f", str(project.config)],
+                cwd=project.root,
+                env={**os.environ, "GPU_GUIDE_SERVE_PID": str(os.getpid())},
+                start_new_session=True,  # its own process group: stopped as a whole below
+            )
+            seen = _snapshot(watched)
+            while proc.poll() is None:
+                time.sleep(1.0)
+                now = _snapshot(watched)
+                if now != seen:
+                    seen = now
+                    _regenerate(project)
+        except KeyboardInterrupt as exc:
+            if proc is not None:
+                _stop(proc)
+            said = f"; {exc.message}" if isinstance(exc, Interrupted) else ""
+            print(f"gpu-guide serve: stopped{said}", file=sys.stderr)
+            return 0
+        except BaseException:
+            if proc is not None:
+                _stop(proc)
+            raise
+    assert proc is not None
+    if proc.returncode != 0:
+        print(f"gpu-guide serve: mkdocs serve stopped with exit status {proc.returncode} (see above)", file=sys.stderr)
+        return 1
     return 0
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops ``serve`` the way Ctrl-C does (the child is stopped, staging cleaned)."""
+
+    def handler(_sig: int, _frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop the MkDocs child and everything it started (its process group), then reap it."""
+    with _ignoring_interrupts():
+        for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 10.0)):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, sig)
+            try:
+                proc.wait(timeout=wait)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+
+
+#: ``mkdocs`` in the child, asking Linux for SIGTERM when ``serve`` dies (even by SIGKILL), so a
+#: killed ``serve`` does not leave a preview holding the port.
+_CHILD = """\
+import ctypes, ctypes.util, os, signal, sys
+libc = ctypes.util.find_library("c")
+if libc and sys.platform.startswith("linux"):
+    ctypes.CDLL(libc).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if os.getppid() != int(os.environ.get("GPU_GUIDE_SERVE_PID", "0")):
+        sys.exit(0)  # serve died before the request took effect
+from mkdocs.__main__ import cli
+sys.argv[0] = "mkdocs"
+cli()
+"""
+
+
+@contextlib.contextmanager
+def _ignoring_interrupts() -> Iterator[None]:
+    """A second Ctrl-C while the child is being stopped must not leave it running."""
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

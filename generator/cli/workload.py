@@ -17,14 +17,14 @@ from typing import Any
 from generator.cli.arguments import number, slug, whole
 from generator.data.catalogue import Catalogue
 from generator.data.problems import DataError
-from generator.data.records import Optimizer, Precision, Workload
+from generator.data.records import Gpu, ModelKind, Optimizer, Precision, Workload
 from generator.data.validate import load_catalogue
-from generator.engine import memory
+from generator.engine import memory, speed
 from generator.engine.arch import Arch
 from generator.engine.cost import Usage
-from generator.engine.recommend import Constraints, recommend
+from generator.engine.recommend import Constraints, Option, recommend
 from generator.engine.request import Request
-from generator.engine.sizing import MAX_CARDS, arch_for, size_workload
+from generator.engine.sizing import MAX_CARDS, arch_for, output_tokens, size_workload
 from generator.formats import cny
 from generator.pipeline import Project
 
@@ -54,6 +54,10 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
     p.add_argument("--lora-rank", type=whole(1, 1024))
     p.add_argument("--zero-stage", type=int, default=None, choices=[0, 1, 2, 3],
                    help="training on several cards: ZeRO stage (default: rules.yaml)")  # fmt: skip
+    p.add_argument("--prompt-tokens", type=whole(1, MAX_CONTEXT),
+                   help="serving: prompt tokens per request (with --output-tokens, context = the two together)")  # fmt: skip
+    p.add_argument("--output-tokens", type=whole(1, MAX_CONTEXT),
+                   help="serving: tokens generated per request (default: rules.yaml defaults.output_tokens)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="machine-readable output")
     if recommend:
         p.add_argument("--domestic-only", action="store_true", help="only 国产 accelerators")
@@ -71,6 +75,10 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
                        help="cards (tensor parallel for inference, ZeRO for training)")  # fmt: skip
         p.add_argument("--gpu-memory-gb", type=number(0, 1024, low_open=True),
                        help="a card's nominal memory; adds min_gpus to the result")  # fmt: skip
+        p.add_argument("--gpu", type=slug, metavar="GPU_ID",
+                       help="GPU id from data/gpus.yaml: adds a speed object (and min_gpus for its memory)")  # fmt: skip
+        p.add_argument("--job-tokens", type=number(0, 1e6, low_open=True), metavar="BILLIONS",
+                       help="training with --gpu: tokens to process, for train_hours and gpu_hours")  # fmt: skip
 
 
 class UsageError(Exception):
@@ -102,14 +110,114 @@ def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
         value = getattr(args, name)
         return default if value is None else value
 
+    context, output = _serving_lengths(cat, args, arch.kind is ModelKind.llm)
     return Request(
         workload=Workload(args.workload), arch=arch, precision=Precision(args.precision),
         kv_precision=Precision(args.kv_precision) if args.kv_precision else None,
-        batch=given("batch", d.batch), context=given("context", d.context),
+        batch=given("batch", d.batch), context=context,
         grad_checkpointing=given("grad_checkpointing", d.grad_checkpointing),
         optimizer=Optimizer(given("optimizer", d.optimizer)), lora_rank=given("lora_rank", d.lora_rank),
-        gpus=gpus, zero_stage=given("zero_stage", d.zero_stage),
+        gpus=gpus, zero_stage=given("zero_stage", d.zero_stage), output_tokens=output,
     )  # fmt: skip
+
+
+def _serving_lengths(cat: Catalogue, args: argparse.Namespace, llm: bool) -> tuple[int, int | None]:
+    """(context, output tokens): --prompt-tokens + --output-tokens make the context when both are given."""
+    prompt, output = args.prompt_tokens, args.output_tokens
+    serving = args.workload == Workload.inference.value and llm
+    if (prompt is not None or output is not None) and not serving:
+        raise UsageError("--prompt-tokens and --output-tokens are for serving a language model (--workload inference)")
+    if prompt is not None and output is not None:
+        if args.context is not None and args.context != prompt + output:
+            raise UsageError(f"--context {args.context} differs from --prompt-tokens + --output-tokens "
+                             f"({prompt + output}); give one or the other")  # fmt: skip
+        return prompt + output, output
+    context = args.context if args.context is not None else cat.rules.defaults.context
+    if prompt is not None:
+        if prompt >= context:
+            raise UsageError(f"--prompt-tokens {prompt} leaves no room for output in a {context}-token context; "
+                             "add --output-tokens or raise --context")  # fmt: skip
+        return context, context - prompt
+    if output is not None and output >= context:
+        raise UsageError(f"--output-tokens {output} must be below the context ({context} tokens)")
+    return context, (output_tokens(output, context, cat.rules) if serving else None)
+
+
+def _gpu(cat: Catalogue, gpu_id: str) -> Gpu:
+    if gpu_id not in cat.gpus:
+        close = difflib.get_close_matches(gpu_id, list(cat.gpus), n=1)
+        hint = f'; did you mean "{close[0]}"?' if close else f"; known: {', '.join(cat.gpus)}"
+        raise UsageError(f'unknown GPU "{gpu_id}"{hint}')
+    return cat.gpus[gpu_id]
+
+
+def speed_object(req: Request, gpu: Gpu, cat: Catalogue, job_tokens_b: float | None) -> dict[str, Any] | None:
+    """The ``speed`` object of ``estimate --gpu``: training time, or serving speed on ``req.gpus`` cards."""
+    rules, cards = cat.rules, req.gpus
+    if req.workload is not Workload.inference:
+        if not job_tokens_b:
+            return None
+        t = speed.training_hours(req, job_tokens_b * 1e9, gpu, cards, rules)
+        return {
+            "gpu": gpu.id,
+            "cards": cards,
+            "train_hours": round(t.hours, 3),
+            "gpu_hours": round(t.gpu_hours, 3),
+            "mfu": round(t.mfu, 4),
+            "mfu_confirmed": t.platform.confirmed,
+            "goodput": rules.speed.training.goodput,
+            "model_flops": t.flops,
+        }
+    if req.arch.kind is not ModelKind.llm:
+        return None
+    output = req.output_tokens or output_tokens(None, req.context, rules)
+    prompt = req.context - output
+    decode = speed.decode_throughput(req, gpu, cards, rules)
+    prefill = speed.prefill_seconds(req, gpu, cards, rules, prompt, req.batch)
+    point = speed.serve(req, gpu, cards, rules, prompt, output, req.batch)
+    most, capped = speed.max_concurrency(req, gpu, cards, rules)
+    return {
+        "gpu": gpu.id,
+        "cards": cards,
+        "batch": req.batch,
+        "prompt_tokens": prompt,
+        "output_tokens": output,
+        "decode_tokens_per_s": round(decode.tokens_per_s, 3),
+        "decode_bound": decode.bound,
+        "prefill_tokens_per_s": round(req.batch * prompt / prefill, 3),
+        "time_to_first_token_s": round(speed.time_to_first_token(req, gpu, cards, rules, prompt), 5),
+        "output_tokens_per_s": round(point.output_tokens_per_s, 3),
+        "max_concurrency": most,
+        "max_concurrency_capped": capped,
+    }
+
+
+def _option_speed(o: Option) -> dict[str, Any]:
+    """Serving and training figures of one option (recommend --json); speeds after delivery losses."""
+    s = o.sizing
+    if s.serving is not None and o.served_tokens_per_s is not None:
+        cap = s.serving.at_capacity
+        share = cap.output_tokens / (cap.prompt_tokens + cap.output_tokens)
+        return {
+            "serving": {
+                "concurrency": cap.concurrency,
+                "concurrency_capped": s.serving.capped,
+                "prompt_tokens": cap.prompt_tokens,
+                "output_tokens": cap.output_tokens,
+                "tokens_per_s": round(o.served_tokens_per_s, 3),
+                "output_tokens_per_s": round(o.served_tokens_per_s * share, 3),
+                "time_to_first_token_s": round(cap.ttft_s, 5),
+                "decode_tokens_per_s_at_batch": round(o.decode_tokens_per_s, 3) if o.decode_tokens_per_s else None,
+                "cny_per_million_tokens": round(o.cost_per_mtok_cny, 4) if o.cost_per_mtok_cny else None,
+                "cny_per_million_tokens_at_batch": round(o.cost_per_mtok_at_batch_cny, 4)
+                if o.cost_per_mtok_at_batch_cny
+                else None,
+            }
+        }
+    if s.train is not None and o.job_hours is not None:
+        return {"training": {"gpu_hours": round(o.job_hours * (o.cards or 1), 3), "mfu": round(s.train.mfu, 4),
+                             "mfu_confirmed": s.train.platform.confirmed}}  # fmt: skip
+    return {}
 
 
 def _dumps(value: Any) -> str:
@@ -125,6 +233,16 @@ def run_estimate(project: Project, args: argparse.Namespace) -> int:
         print(f"gpu-guide estimate: {exc}", file=sys.stderr)
         return 2
     est = memory.estimate(req, cat.rules.memory)
+    try:
+        gpu = _gpu(cat, args.gpu) if args.gpu else None
+    except UsageError as exc:
+        print(f"gpu-guide estimate: {exc}", file=sys.stderr)
+        return 2
+    if args.job_tokens is not None and gpu is None:
+        print(
+            "gpu-guide estimate: --job-tokens needs --gpu GPU_ID (training time depends on the card)", file=sys.stderr
+        )
+        return 2
     out: dict[str, Any] = {
         "total_gib": round(est.total_gib, 3),
         "breakdown": {k: round(v, 3) for k, v in est.breakdown.items()},
@@ -133,20 +251,31 @@ def run_estimate(project: Project, args: argparse.Namespace) -> int:
         "zero_stage": req.zero_stage,
         "assumptions": [{"key": a.key, "value": a.value, "text": a.text_zh} for a in est.assumptions],
     }
-    if args.gpu_memory_gb:
+    if est.detail:
+        out["detail"] = [{"label": label, "gib": round(v, 3)} for label, v in est.detail]
+    memory_gb = args.gpu_memory_gb or (gpu.memory_gb if gpu else None)
+    if memory_gb:
         base = replace(req, gpus=1)
-        out["gpu_memory_gb"] = args.gpu_memory_gb
-        out["usable_gib"] = round(memory.usable_gib(args.gpu_memory_gb, cat.rules.memory), 3)
-        out["min_gpus"] = memory.min_gpus(base, args.gpu_memory_gb, cat.rules.memory, MAX_CARDS)
+        out["gpu_memory_gb"] = memory_gb
+        out["usable_gib"] = round(memory.usable_gib(memory_gb, cat.rules.memory), 3)
+        out["min_gpus"] = memory.min_gpus(base, memory_gb, cat.rules.memory, MAX_CARDS)
+    if gpu is not None:
+        out["speed"] = speed_object(req, gpu, cat, args.job_tokens)
     if args.json:
         print(_dumps(out))
         return 0
     print(f"Peak memory per card: {est.total_gib:.1f} GiB on {req.gpus} card(s) ({est.peak_phase.value})")
     for k, v in est.breakdown.items():
         print(f"  {k:<17} {v:8.2f} GiB")
+    for label, v in est.detail:
+        print(f"    {label}: {v:.2f} GiB")
     if "min_gpus" in out:
         fits = out["min_gpus"]
-        print(f"Cards of {args.gpu_memory_gb:g} GB needed: {fits if fits else f'more than {MAX_CARDS}'}")
+        print(f"Cards of {memory_gb:g} GB needed: {fits if fits else f'more than {MAX_CARDS}'}")
+    if out.get("speed"):
+        print("Speed on " + f"{req.gpus} x {gpu.name if gpu else ''}:")
+        for k, v in out["speed"].items():
+            print(f"  {k:<24} {v}")
     for a in est.assumptions:
         print(f"  - {a.text_zh}")
     return 0
@@ -183,6 +312,7 @@ def run_recommend(project: Project, args: argparse.Namespace) -> int:
                 "job_hours": round(o.job_hours, 2) if o.job_hours is not None else None,
                 "job_cost_cny": round(o.job_cost_cny, 2) if o.job_cost_cny is not None else None,
                 "cost_per_million_tokens_cny": round(o.cost_per_mtok_cny, 4) if o.cost_per_mtok_cny else None,
+                **_option_speed(o),
                 "excluded": o.excluded,
                 "reasons": o.reasons,
             }

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
+from generator.data.editorial import BuyersFile, ClaimsFile, OwnershipFile, TrendsFile
 from generator.data.load import Document
 from generator.data.problems import Problem, Severity, YamlPath, format_path
 from generator.data.records import (
+    ApiPrice,
     Currency,
     Edition,
     FxRate,
@@ -40,6 +42,10 @@ class Catalogue:
     pitfalls: list[Pitfall]
     rules: Rules
     editions: list[Edition]
+    claims: ClaimsFile
+    ownership: OwnershipFile | None  # None when the project has no ownership.yaml
+    buyers: BuyersFile
+    trends: TrendsFile
     #: data files that were read, as display names, for do-not-edit markers
     inputs: tuple[str, ...]
     #: the loaded documents by file name, so later stages can point at a line
@@ -47,6 +53,8 @@ class Catalogue:
     providers: dict[str, Provider]
     fx: list[FxRate]  #: exchange rates, in the editors' order
     searched: list[SearchedPair]  #: comparison pairs people search for (comparisons.yaml)
+    #: public API prices of language models (data/api_prices.yaml, optional)
+    api_prices: list[ApiPrice] = field(default_factory=list)
 
     def locate(self, filename: str, path: YamlPath, message: str, severity: Severity = Severity.error) -> Problem:
         """A problem at ``path`` of a data file, e.g. a warning from a later stage."""

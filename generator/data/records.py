@@ -384,6 +384,41 @@ class ModelKind(StrEnum):
     diffusion = "diffusion"
 
 
+class ComponentRole(StrEnum):
+    """What one part of an image-generation pipeline does."""
+
+    unet = "unet"  # the denoiser, a UNet (Stable Diffusion 1.x/2.x, SDXL)
+    transformer = "transformer"  # the denoiser, a diffusion transformer (SD3, FLUX)
+    text_encoder = "text_encoder"
+    vae = "vae"  # decodes latents into pixels
+
+    @property
+    def denoiser(self) -> bool:
+        return self in (ComponentRole.unet, ComponentRole.transformer)
+
+
+class ModelComponent(Record):
+    """One part of an image-generation pipeline, with its own parameter count."""
+
+    role: ComponentRole = Field(strict=False, description="unet or transformer (the denoiser), text_encoder or vae.")
+    name: ShortText = Field(description="Display name, e.g. 'OpenCLIP ViT-bigG text encoder'.")
+    params: int = Field(ge=1, le=10**13, description="Parameters of this component (exact count where known).")
+    fp32_decode_in_fp16: bool = Field(
+        default=False,
+        description="VAE only: the pipeline upcasts it to fp32 for decoding when it runs in fp16 "
+        "(diffusers force_upcast, as for the SDXL VAE).",
+    )
+    fp32_params_in_fp16: int = Field(
+        default=0,
+        ge=0,
+        le=10**13,
+        description="Parameters the library keeps in fp32 when the rest runs in fp16 "
+        "(transformers T5: _keep_in_fp32_modules = ['wo']).",
+    )
+    source: HttpUrl = Field(description="Where the parameter count comes from (model files, paper or card).")
+    note: Text | None = Field(default=None, description="How the count was read, if not stated by the source.")
+
+
 class OpenModel(Record):
     """An open-weights model whose size drives the memory estimate."""
 
@@ -407,8 +442,29 @@ class OpenModel(Record):
     experts_per_token: int | None = Field(default=None, ge=1, le=64, description="Experts each token uses.")
     tied_embeddings: bool = Field(default=False, description="true if input and output embeddings are shared.")
     max_context: int | None = Field(default=None, ge=512, description="Longest context the model supports.")
+    pipeline_precision: Precision | None = Field(
+        default=None,
+        strict=False,
+        description="Diffusion models: the dtype the model card runs the pipeline in (SDXL fp16, FLUX bf16); "
+        "model pages size the model with it.",
+    )
+    components: list[ModelComponent] = Field(
+        default_factory=list,
+        description="Diffusion models: the pipeline's parts (denoiser, text encoders, VAE), each with its parameters.",
+    )
+    denoiser_passes: int | None = Field(
+        default=None,
+        ge=1,
+        le=4,
+        description="Diffusion models: denoiser passes per image per step: 2 with classifier-free guidance "
+        "(a negative prompt, as SDXL), 1 for guidance-distilled models (FLUX.1-dev).",
+    )
     license: ShortText = Field(description="Licence name.")
     source: HttpUrl = Field(description="Model card or config.json the figures come from.")
+
+    def components_by(self, *roles: ComponentRole) -> list[ModelComponent]:
+        """The components in ``roles`` (all of them when none is given), in the editor's order."""
+        return [c for c in self.components if not roles or c.role in roles]
 
 
 # --------------------------------------------------------------------------- scenarios
@@ -443,6 +499,13 @@ class Precision(StrEnum):
     mixed = "mixed"
 
 
+class Offload(StrEnum):
+    """Where an image-generation pipeline keeps the components it is not using."""
+
+    none = "none"  # every component stays on the GPU
+    model = "model"  # model CPU offload: only the component at work is on the GPU (diffusers enable_model_cpu_offload)
+
+
 class EditorPick(Record):
     """What the editor would recommend; the build compares it with the computed pick."""
 
@@ -473,7 +536,27 @@ class Scenario(Record):
         default=None,
         ge=64,
         le=1_048_576,
-        description="Tokens per sequence; for diffusion models the image side in pixels.",
+        description="Language models: tokens per sequence (prompt + output). Not for image models: use resolution.",
+    )
+    output_tokens: int | None = Field(
+        json_schema_extra={"default_from": "defaults.output_tokens"},
+        default=None,
+        ge=1,
+        le=1_048_576,
+        description="Serving a language model: tokens generated per request; the prompt is context minus this.",
+    )
+    resolution: int | None = Field(
+        json_schema_extra={"default_from": "defaults.resolution"},
+        default=None,
+        ge=64,
+        le=8192,
+        description="Image models: side of the square image in pixels (1024 = 1024×1024).",
+    )
+    offload: Offload | None = Field(
+        json_schema_extra={"default_from": "defaults.offload"},
+        strict=False,
+        default=None,
+        description="Image models: none (all parts on the GPU) or model (model CPU offload: one part at a time).",
     )
     grad_checkpointing: bool | None = Field(
         json_schema_extra={"default_from": "defaults.grad_checkpointing"},
@@ -579,6 +662,35 @@ class Edition(Record):
     )
 
 
+# --------------------------------------------------------------------------- API prices
+
+
+class ApiPrice(Record):
+    """A public price for calling a language model through an API, per million tokens."""
+
+    id: Slug = Field(description="Stable id of this price.")
+    provider: ShortText = Field(description="Who sells the API, e.g. 硅基流动 SiliconFlow.")
+    model: ShortText = Field(description="The model as the price list names it.")
+    open_params_b: float | None = Field(
+        gt=0,
+        le=10000,
+        description="Parameters of the open-weights model the API serves, billions (total for MoE); "
+        "null for a closed model of unknown size.",
+    )
+    moe: bool = Field(default=False, description="true when the served model is a mixture of experts.")
+    input_cny_per_mtok: float = Field(ge=0, le=10000, description="Yuan per million prompt (input) tokens.")
+    output_cny_per_mtok: float = Field(ge=0, le=10000, description="Yuan per million generated (output) tokens.")
+    as_of: dt.date = Field(description="Date the price was seen or last updated by its source, YYYY-MM-DD.")
+    source: HttpUrl = Field(description="Where the price was read.")
+    quote: Text = Field(description="The source's own words or table row.")
+    note: Text | None = Field(default=None, description="Anything a reader should know about this price.")
+
+    def blended_cny_per_mtok(self, prompt_tokens: int, output_tokens: int) -> float:
+        """Yuan per million tokens for requests of this prompt/output mix (both tokens counted)."""
+        total = prompt_tokens + output_tokens
+        return (self.input_cny_per_mtok * prompt_tokens + self.output_cny_per_mtok * output_tokens) / total
+
+
 # --------------------------------------------------------------------------- files
 
 
@@ -630,7 +742,18 @@ class PitfallsFile(Record):
     pitfalls: list[Pitfall] = Field(description="Pitfalls page entries.")
 
 
+class ApiPricesFile(Record):
+    """data/api_prices.yaml"""
+
+    prices: list[ApiPrice] = Field(description="Public API prices of language models.")
+
+
 class EditionsFile(Record):
     """data/editions.yaml"""
 
     editions: list[Edition] = Field(description="Published data updates, oldest first.")
+
+
+# OpenModel names Precision, which is defined further down: resolve that reference now, so the
+# editor's guide and the JSON Schemas see the enum rather than a forward reference.
+OpenModel.model_rebuild()

@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
-from generator.data.records import Billing, Optimizer, Precision
+from generator.data.records import Billing, HttpUrl, Offload, Optimizer, Precision
 
 #: A precision name as YAML text (records.Precision's values).
 PrecisionName = Annotated[Precision, Strict(False)]
@@ -105,6 +105,13 @@ class DefaultRules(_Section):
     optimizer: OptimizerName = Field(description="Training optimizer.")
     lora_rank: int = Field(ge=1, description="LoRA rank.")
     zero_stage: int = Field(ge=0, le=3, description="ZeRO stage when training on several cards.")
+    output_tokens: int = Field(
+        ge=1, description="Serving: tokens generated per request; the prompt is the context minus this."
+    )
+    resolution: int = Field(ge=64, le=8192, description="Image models: side of the square image in pixels.")
+    offload: Annotated[Offload, Strict(False)] = Field(
+        description="Image models: none (all parts on the GPU) or model (model CPU offload)."
+    )
     disk_gb: float = Field(ge=0, description="Data disk kept all month, GB.")
     egress_gb_month: float = Field(ge=0, description="Outbound traffic per month, GB.")
     public_ip: bool = Field(description="Whether one public IP per instance is rented.")
@@ -146,6 +153,40 @@ class ArchDefaults(_Section):
     moe_experts_per_token: int = Field(ge=1, description="Experts each token uses when a MoE entry omits it.")
 
 
+class PrefillLogits(StrEnum):
+    """Which prompt positions a serving stack computes logits for during prefill."""
+
+    last_token = "last_token"  # vLLM, transformers generate() with logits_to_keep=1
+    all_tokens = "all_tokens"  # a plain forward over the prompt (older generate(), scoring scripts)
+
+
+class ServingStack(_Section):
+    """The serving software a page assumes, and what it keeps during prefill."""
+
+    name: str = Field(min_length=1, max_length=60, description="Display name, e.g. vLLM.")
+    prefill_logits: Annotated[PrefillLogits, Strict(False)] = Field(
+        description="last_token (one row of logits per sequence) or all_tokens (a row per prompt token)."
+    )
+
+
+class DenoiserActivations(_Section):
+    """Denoiser activation peak per image pass per megapixel of output, 16-bit, GiB."""
+
+    unet: float = Field(ge=0, description="UNet denoisers (SDXL).")
+    transformer: float = Field(ge=0, description="Diffusion-transformer denoisers (SD3, FLUX).")
+
+
+class DiffusionRules(_Section):
+    """Memory of an image-generation pipeline beyond its weights."""
+
+    vae_decode_gib_per_megapixel: float = Field(
+        ge=0, description="VAE decode peak per image per megapixel in 16-bit, GiB (fp32 decoding doubles it)."
+    )
+    denoiser_gib_per_megapixel: DenoiserActivations = Field(
+        description="Denoiser activations per image pass per megapixel, 16-bit, GiB."
+    )
+
+
 class InferenceRules(_Section):
     """Memory of serving a model."""
 
@@ -161,12 +202,14 @@ class InferenceRules(_Section):
     prefill_resident_hidden_copies: float = Field(
         ge=0, description="Hidden-width tensors alive across the whole layer (residual stream, layer input)."
     )
-    diffusion_activation_gib_per_megapixel: float = Field(
-        ge=0, description="Diffusion models: denoise and VAE-decode peak per million output pixels, GiB."
-    )
     last_token_logits_bytes_per_vocab: float = Field(
         ge=0, description="Bytes per vocabulary entry for the last position's logits and sampling, per sequence."
     )
+    all_token_logits_bytes_per_vocab: float = Field(
+        ge=0, description="Bytes per vocabulary entry per prompt token when a stack keeps logits for every token."
+    )
+    serving_stack: ServingStack = Field(description="The serving software the pages assume.")
+    diffusion: DiffusionRules = Field(description="Image-generation pipelines.")
 
 
 class TrainingRecipe(_Section):
@@ -313,21 +356,63 @@ class ScalingRules(_Section):
     multi_node_factor: float = Field(gt=0, le=1, description="Extra factor when a job spans several servers.")
 
 
-class TpEfficiency(_Section):
-    """Tensor-parallel efficiency of decoding per kind of link."""
+class TrainingPlatform(_Section):
+    """Training efficiency of one GPU architecture."""
 
-    single: float = Field(gt=0, le=1, description="One card.")
-    nvlink: float = Field(gt=0, le=1, description="NVLink-class links.")
-    pcie: float = Field(gt=0, le=1, description="PCIe only.")
-    multi_node: float = Field(gt=0, le=1, description="Across servers (pipeline stages).")
+    architecture: str = Field(min_length=1, max_length=60, description="gpus.yaml architecture it applies to.")
+    mfu: float = Field(gt=0, le=1, description="Model FLOPs utilization (6N + attention, no recomputation).")
+    confirmed: bool = Field(description="true when published runs back the figure; false for a marked assumption.")
+    source: HttpUrl | None = Field(description="Where the figure comes from; null for a pure assumption.")
+    basis: str = Field(min_length=1, max_length=200, description="One line for the page: what the figure rests on.")
+
+
+class TrainingSpeedRules(_Section):
+    """Achievable training efficiency per platform."""
+
+    platforms: list[TrainingPlatform] = Field(min_length=1, description="MFU per GPU architecture.")
+    goodput: float = Field(gt=0, le=1, description="Share of wall-clock time spent on useful training steps.")
+    default_mfu: float = Field(gt=0, le=1, description="MFU of architectures without an entry (an assumption).")
+    default_basis: str = Field(min_length=1, max_length=200, description="What the page says about that default.")
+
+
+class LinkLatency(_Section):
+    """Latency of one all-reduce, microseconds."""
+
+    nvlink: float = Field(ge=0, description="NVLink-class links (also bridged pairs).")
+    pcie: float = Field(ge=0, description="PCIe between cards.")
+
+
+class PcieBandwidth(_Section):
+    """PCIe x16 bandwidth per direction, GB/s (nominal)."""
+
+    gen3: float = Field(gt=0, description="PCIe 3.0.")
+    gen4: float = Field(gt=0, description="PCIe 4.0.")
+    gen5: float = Field(gt=0, description="PCIe 5.0.")
+    gen6: float = Field(gt=0, description="PCIe 6.0.")
+
+    def of(self, generation: int) -> float:
+        """Bandwidth of a generation (the nearest listed one outside 3-6)."""
+        return float(getattr(self, f"gen{min(6, max(3, generation))}"))
 
 
 class DecodeRules(_Section):
     """Token generation speed."""
 
     bandwidth_efficiency: float = Field(gt=0, le=1, description="Share of peak memory bandwidth a decode step gets.")
-    compute_efficiency: float = Field(gt=0, le=1, description="Share of dense tensor peak a decode step gets.")
-    tp_efficiency: TpEfficiency = Field(description="Tensor-parallel efficiency per link kind.")
+    compute_efficiency: float = Field(gt=0, le=1, description="Share of dense tensor peak a decode GEMM gets.")
+    step_overhead_ms: float = Field(ge=0, description="Fixed cost of one decode step (sampling, scheduling), ms.")
+    dequant_ops_per_weight: dict[PrecisionName, float] = Field(
+        description="Weight-only quantized formats: FP32-core operations to dequantize one weight."
+    )
+    allreduce_latency_us: LinkLatency = Field(description="One all-reduce on an idle link, per link kind.")
+    pcie_gbps: PcieBandwidth = Field(description="PCIe x16 bandwidth per direction by generation, GB/s.")
+    pipeline_hop_us: float = Field(ge=0, description="Passing activations to the next server's pipeline stage, us.")
+
+
+class ServingRules(_Section):
+    """A serving engine's scheduling limits."""
+
+    max_concurrency: int = Field(ge=1, description="Most sequences scheduled at once (vLLM max_num_seqs).")
 
 
 class SpeedRules(_Section):
@@ -339,11 +424,12 @@ class SpeedRules(_Section):
     )
     backward_to_forward: float = Field(ge=0, description="Backward FLOPs as a multiple of forward (full training).")
     frozen_backward_to_forward: float = Field(ge=0, description="Backward FLOPs as a multiple of forward (LoRA).")
-    recompute_to_forward: float = Field(ge=0, description="Extra forwards per step with gradient checkpointing.")
-    mfu: float = Field(gt=0, le=1, description="Model FLOPs utilization of training on one card.")
+    training: TrainingSpeedRules = Field(description="Training efficiency per platform.")
     scaling: ScalingRules = Field(description="Multi-card scaling.")
     decode: DecodeRules = Field(description="Decoding.")
-    prefill_mfu: float = Field(gt=0, le=1, description="Model FLOPs utilization of prompt processing.")
+    prefill_mfu: float = Field(gt=0, le=1, description="Share of the dense peak prompt processing reaches.")
+    fp8_speedup: float = Field(ge=1, description="FP8 GEMM speed over BF16 in practice.")
+    serving: ServingRules = Field(description="Serving engine limits.")
 
 
 # --------------------------------------------------------------------------- landing pages
@@ -358,12 +444,24 @@ class ModelPageWorkload(_Section):
     job_tokens_b: float | None = Field(
         default=None, gt=0, description="Training: tokens of the reference job, billions."
     )
+    output_tokens: int | None = Field(
+        default=None, ge=1, description="Serving: tokens generated per request (the prompt is context minus this)."
+    )
+
+
+class DiffusionPageWorkload(_Section):
+    """What an image model's page sizes (the precision is the model's own pipeline_precision)."""
+
+    batch: int = Field(ge=1, description="Images generated together.")
+    resolution: int = Field(ge=64, le=8192, description="Side of the square image in pixels.")
+    offload: Annotated[Offload, Strict(False)] = Field(description="none or model (model CPU offload).")
 
 
 class ModelPageKinds(_Section):
-    """One workload definition per kind of model page; all four are required."""
+    """One workload definition per kind of model page; all five are required."""
 
-    inference: ModelPageWorkload = Field(description="Serving one user.")
+    inference: ModelPageWorkload = Field(description="Serving a language model.")
+    diffusion: DiffusionPageWorkload = Field(description="Generating images with a diffusion model.")
     lora: ModelPageWorkload = Field(description="LoRA fine-tuning.")
     qlora: ModelPageWorkload = Field(description="QLoRA fine-tuning.")
     full: ModelPageWorkload = Field(description="Full fine-tuning.")
@@ -379,6 +477,9 @@ class PageRules(_Section):
         min_length=1, description="Scenario ids whose job is priced on both GPUs of a comparison."
     )
     description_max_chars: int = Field(ge=40, le=160, description="Longest meta description written.")
+    api_size_tolerance: float = Field(
+        gt=0, le=1, description="API prices compared on a model page: served model within this share of its size."
+    )
 
 
 # --------------------------------------------------------------------------- whole file

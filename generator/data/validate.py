@@ -17,19 +17,29 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from generator.data.catalogue import Catalogue
+from generator.data.editorial import (
+    BuyersFile,
+    ClaimsFile,
+    OwnershipFile,
+    Tolerance,
+    TrendsFile,
+)
 from generator.data.load import Document, load_file
 from generator.data.problems import Problem, YamlPath, format_path
 from generator.data.records import (
+    ApiPricesFile,
     ComparisonsFile,
     Currency,
     EditionsFile,
     FxFile,
     GpusFile,
+    ModelKind,
     ModelsFile,
     OffersFile,
     PitfallsFile,
     ProvidersFile,
     ScenariosFile,
+    Workload,
 )
 from generator.data.rules import Rules
 
@@ -45,12 +55,22 @@ DATA_FILES: dict[str, tuple[str, type[BaseModel]]] = {
     "rules.yaml": ("cost", Rules),
     "editions.yaml": ("editions", EditionsFile),
     "comparisons.yaml": ("comparisons", ComparisonsFile),
+    "claims.yaml": ("claims", ClaimsFile),
+    "ownership.yaml": ("purchases", OwnershipFile),
+    "buyers.yaml": ("buyers", BuyersFile),
+    "trends.yaml": ("facts", TrendsFile),
+    "api_prices.yaml": ("prices", ApiPricesFile),
 }
-#: Files a project may leave out; they then count as empty.
-OPTIONAL_FILES = {
+#: Files a project may leave out; they then count as empty (ownership: no rent-or-buy table).
+OPTIONAL_FILES: dict[str, BaseModel | None] = {
     "editions.yaml": EditionsFile(editions=[]),
     "fx.yaml": FxFile(rates=[]),
     "comparisons.yaml": ComparisonsFile(comparisons=[]),
+    "claims.yaml": ClaimsFile(tolerance=Tolerance(holds=0.15, partly=0.35), claims=[]),
+    "ownership.yaml": None,
+    "buyers.yaml": BuyersFile(buyers=[]),
+    "trends.yaml": TrendsFile(facts=[]),
+    "api_prices.yaml": ApiPricesFile(prices=[]),
 }
 
 
@@ -58,12 +78,17 @@ def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Ca
     """Load and validate every data file; return the catalogue, or None and the problems."""
     problems: list[Problem] = []
     records: dict[str, BaseModel] = {}
+    absent: set[str] = set()  # optional files left out
     docs: dict[str, Document] = {}
     for filename, (root_key, model) in DATA_FILES.items():
         path = data_dir / filename
         name = _display(path, display_root)
         if not path.is_file() and filename in OPTIONAL_FILES:
-            records[filename] = OPTIONAL_FILES[filename]
+            default = OPTIONAL_FILES[filename]
+            if default is None:
+                absent.add(filename)
+            else:
+                records[filename] = default
             continue
         if not path.is_file():
             problems.append(Problem(name, 1, 1, "", f"file is missing; every build needs {filename} in {data_dir}"))
@@ -80,7 +105,7 @@ def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Ca
         if record is not None:
             records[filename] = record
     problems += reference_check(docs)
-    if len(records) != len(DATA_FILES):
+    if len(records) + len(absent) != len(DATA_FILES):
         return None, problems
     cat = Catalogue(
         gpus={g.id: g for g in records["gpus.yaml"].gpus},  # type: ignore[attr-defined]
@@ -90,6 +115,11 @@ def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Ca
         pitfalls=list(records["pitfalls.yaml"].pitfalls),  # type: ignore[attr-defined]
         rules=records["rules.yaml"],  # type: ignore[arg-type]
         editions=list(records["editions.yaml"].editions),  # type: ignore[attr-defined]
+        claims=records["claims.yaml"],  # type: ignore[arg-type]
+        ownership=records.get("ownership.yaml"),  # type: ignore[arg-type]
+        buyers=records["buyers.yaml"],  # type: ignore[arg-type]
+        trends=records["trends.yaml"],  # type: ignore[arg-type]
+        api_prices=list(records["api_prices.yaml"].prices),  # type: ignore[attr-defined]
         inputs=tuple(_display(data_dir / f, display_root) for f in DATA_FILES if f in docs),
         docs=docs,
         providers={p.id: p for p in records["providers.yaml"].providers},  # type: ignore[attr-defined]
@@ -120,10 +150,39 @@ def validate_document(doc: Document, model: type[BaseModel]) -> tuple[BaseModel 
         return None, [_problem(doc, err, model) for err in exc.errors(include_url=False)]
 
 
-#: Characters a quoted YAML escape (``"\\v"``, ``"\\x00"``, ``"\\ud800"``) can put into text
-#: that no page, SVG chart or UTF-8 file can carry: C0 controls other than tab and line
-#: breaks, lone surrogates, and the two non-characters XML forbids.
-_UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+#: Characters a quoted YAML escape (``"\\v"``, ``"\\x7f"``, ``"\\x85"``, ``"\\ud800"``) can put into
+#: text that no page, SVG chart or UTF-8 file can carry: C0 controls other than tab and the
+#: line feed (a carriage return only gets there as "\\r": YAML turns typed line breaks into
+#: line feeds, and a lone one would split a CSV row), DEL, the C1 controls U+0080–U+009F, lone
+#: surrogates and the two non-characters XML forbids. (The loader already refuses them typed
+#: raw; see generator.data.load.)
+_UNSHOWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+#: The bidirectional controls: invisible, and they reorder the text around them on the page
+#: (U+202E makes "¥0848" read "¥8480"). They can be typed raw, so they need no escape.
+_BIDI = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def forbidden_character(text: str) -> tuple[str, str] | None:
+    """The first character of ``text`` no page may carry, as ("U+202E", "control" or "direction"), else None."""
+    found = _UNSHOWABLE.search(text)
+    if found:
+        return f"U+{ord(found.group()):04X}", "control"
+    found = _BIDI.search(text)
+    if found:
+        return f"U+{ord(found.group()):04X}", "direction"
+    return None
+
+
+def _text_message(code: str, kind: str) -> str:
+    if kind == "control":
+        return (
+            f"contains the invisible character {code}, which a web page cannot show; "
+            "remove it (it comes from a backslash escape inside quotes)"
+        )
+    return (
+        f"contains the invisible direction control {code}, which shows the text after it in another order "
+        "(a price can read backwards); delete it (retype the value if your editor does not show it)"
+    )
 
 
 def text_problems(doc: Document) -> list[Problem]:
@@ -132,19 +191,10 @@ def text_problems(doc: Document) -> list[Problem]:
 
     def walk(value: Any, path: YamlPath) -> None:
         if isinstance(value, str):
-            found = _UNSHOWABLE.search(value)
+            found = forbidden_character(value)
             if found:
                 mark = doc.mark(path)
-                problems.append(
-                    Problem(
-                        doc.name,
-                        mark.line,
-                        mark.col,
-                        format_path(path),
-                        f"contains the invisible character U+{ord(found.group()):04X}, which a web page cannot "
-                        "show; remove it (it comes from a backslash escape inside quotes)",
-                    )
-                )
+                problems.append(Problem(doc.name, mark.line, mark.col, format_path(path), _text_message(*found)))
         elif isinstance(value, dict):
             for key, item in value.items():
                 walk(item, (*path, key))
@@ -383,6 +433,23 @@ def reference_check(docs: dict[str, Document]) -> list[Problem]:
         for j, g in enumerate(gpus if isinstance(gpus, list) else []):
             ref("pitfalls.yaml", ("pitfalls", i, "gpus", j), g, "gpus.yaml")
         ref("pitfalls.yaml", ("pitfalls", i, "scenario"), field(pf, "scenario"), "scenarios.yaml")
+    for i, cl in enumerate(_entries(docs, "claims.yaml", "claims") or []):
+        check = field(cl, "check")
+        for name, target in (("gpu", "gpus.yaml"), ("versus", "gpus.yaml"), ("model", "models.yaml")):
+            ref("claims.yaml", ("claims", i, "check", name), field(check, name), target)
+        models = field(check, "models")
+        for j, m in enumerate(models if isinstance(models, list) else []):
+            ref("claims.yaml", ("claims", i, "check", "models", j), m, "models.yaml")
+    for i, pu in enumerate(_entries(docs, "ownership.yaml", "purchases") or []):
+        ref("ownership.yaml", ("purchases", i, "gpu"), field(pu, "gpu"), "gpus.yaml")
+    for i, b in enumerate(_entries(docs, "buyers.yaml", "buyers") or []):
+        picks = field(b, "article_picks")
+        for j, g in enumerate(picks if isinstance(picks, list) else []):
+            ref("buyers.yaml", ("buyers", i, "article_picks", j), g, "gpus.yaml")
+        loads = field(b, "workloads")
+        for j, w in enumerate(loads if isinstance(loads, list) else []):
+            ref("buyers.yaml", ("buyers", i, "workloads", j, "scenario"), field(w, "scenario"), "scenarios.yaml")
+            ref("buyers.yaml", ("buyers", i, "workloads", j, "model"), field(w, "model"), "models.yaml")
     if "rules.yaml" in docs:
         refs = field(field(docs["rules.yaml"].value, "pages"), "compare_reference_scenarios")
         for j, sid in enumerate(refs if isinstance(refs, list) else []):
@@ -451,7 +518,103 @@ def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
                 ("models", i),
                 "set experts and experts_per_token together for a mixture-of-experts model",
             )
+        problems += _diffusion_model_problems(cat, i, m)
+    models = cat.models
+    for i, sc in enumerate(cat.scenarios.values()):
+        model = models.get(sc.model)
+        if model is None:
+            continue
+        here = ("scenarios", i)
+        if model.kind.value == "diffusion":
+            if sc.context is not None:
+                at("scenarios.yaml", (*here, "context"), "an image model has no token context; give the image side "
+                   "as resolution (e.g. resolution: 1024 for 1024×1024) and remove context")  # fmt: skip
+            if sc.output_tokens is not None:
+                at("scenarios.yaml", (*here, "output_tokens"), "output_tokens is for language models; remove it")
+        else:
+            for name in ("resolution", "offload"):
+                if getattr(sc, name) is not None:
+                    at("scenarios.yaml", (*here, name), f"{name} is for image models; remove it")
+            context = sc.context or cat.rules.defaults.context
+            if sc.output_tokens is not None and sc.output_tokens >= context:
+                at("scenarios.yaml", (*here, "output_tokens"), f"output_tokens ({sc.output_tokens}) must be below "
+                   f"the context ({context} tokens: prompt + output); raise context or lower output_tokens")  # fmt: skip
+            if sc.output_tokens is not None and sc.workload.value != "inference":
+                at("scenarios.yaml", (*here, "output_tokens"), "output_tokens is for serving (workload: inference)")
+    problems += editorial_check(cat)
     return problems
+
+
+def editorial_check(cat: Catalogue) -> list[Problem]:
+    """The editorial files against each other and the catalogue: what a check kind needs,
+    model pages that exist, and the ownership defaults naming listed entries."""
+    problems: list[Problem] = []
+
+    def at(filename: str, path: YamlPath, message: str) -> None:
+        problems.append(cat.locate(filename, path, message))
+
+    def model_page_exists(model: str, workload: Workload) -> bool:
+        m = cat.models.get(model)
+        return m is None or m.kind is not ModelKind.diffusion or workload is Workload.inference
+
+    for i, cl in enumerate(cat.claims.claims):
+        c = cl.check
+        missing = c.missing()
+        if missing:
+            at("claims.yaml", ("claims", i, "check"), f"check kind {c.kind.value} needs {', '.join(missing)}; add them")
+        if c.kind.value in ("fit_share", "scaling") and c.stated is not None and c.stated > 1:
+            at("claims.yaml", ("claims", i, "check", "stated"), f"a share is at most 1 (0.9 for 90%), got {c.stated:g}")
+        pairs = [(c.model, c.workload)] if c.model and c.workload else []
+        pairs += [(m, w) for m in c.models for w in c.workloads]
+        for m, w in pairs:
+            if not model_page_exists(m, w):
+                at("claims.yaml", ("claims", i, "check"), f"{m} is an image model: only inference is sized for it")
+    for i, b in enumerate(cat.buyers.buyers):
+        for j, bw in enumerate(b.workloads):
+            if bw.model and bw.workload and not model_page_exists(bw.model, bw.workload):
+                at(
+                    "buyers.yaml",
+                    ("buyers", i, "workloads", j),
+                    f"{bw.model} is an image model: use workload: inference",
+                )
+    own = cat.ownership
+    if own is not None:
+        for key, entries in (("electricity", own.electricity), ("pue", own.pue)):
+            ids = [e.id for e in entries]
+            for j, dup in _duplicates(ids):
+                at("ownership.yaml", (key, j, "id"), f'duplicate id "{dup}"; ids must be unique')
+            chosen = getattr(own.defaults, key)
+            if chosen not in ids:
+                close = difflib.get_close_matches(chosen, ids, n=1, cutoff=0.6)
+                hint = f'; did you mean "{close[0]}"?' if close else f"; choose one of {', '.join(ids)}"
+                at("ownership.yaml", ("defaults", key), f'no {key} entry has id "{chosen}"{hint}')
+    return problems
+
+
+def _diffusion_model_problems(cat: Catalogue, i: int, m: Any) -> list[Problem]:
+    """An image model needs its parts (one denoiser, one VAE) adding up to params_b, and its dtype."""
+    here = ("models", i)
+    if m.kind.value != "diffusion":
+        if m.components or m.denoiser_passes is not None or m.pipeline_precision is not None:
+            return [cat.locate("models.yaml", here, "components, denoiser_passes and pipeline_precision are for "
+                               "image models (kind: diffusion); remove them")]  # fmt: skip
+        return []
+    out = []
+    missing = [name for name in ("components", "denoiser_passes", "pipeline_precision") if not getattr(m, name)]
+    if missing:
+        out.append(cat.locate("models.yaml", here, f"an image model needs {', '.join(missing)} for the memory "
+                              "estimate (see the sdxl entry)"))  # fmt: skip
+    if m.components:
+        denoisers = [c for c in m.components if c.role.denoiser]
+        vaes = [c for c in m.components if c.role.value == "vae"]
+        if len(denoisers) != 1 or len(vaes) != 1:
+            out.append(cat.locate("models.yaml", (*here, "components"), "list exactly one denoiser (role unet or "
+                                  f"transformer) and one vae; found {len(denoisers)} and {len(vaes)}"))  # fmt: skip
+        total = sum(c.params for c in m.components) / 1e9
+        if abs(total - m.params_b) > 0.01 * m.params_b + 0.005:
+            out.append(cat.locate("models.yaml", (*here, "params_b"), f"params_b {m.params_b:g} does not match its "
+                                  f"components, which add up to {total:.3f}B; correct one of them"))  # fmt: skip
+    return out
 
 
 def _duplicates(ids: list[Any]) -> list[tuple[int, Any]]:

@@ -9,8 +9,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from generator.data.records import ModelKind, OpenModel
+from generator.data.records import ComponentRole, ModelKind, OpenModel
 from generator.data.rules import ArchDefaults
+
+
+@dataclass(frozen=True)
+class Component:
+    """One part of an image-generation pipeline (see ``models.yaml`` ``components``)."""
+
+    role: ComponentRole
+    name: str
+    params: float
+    #: the pipeline upcasts this VAE to fp32 for decoding when it runs in fp16
+    fp32_decode_in_fp16: bool = False
+    #: parameters kept in fp32 when the rest runs in fp16 (T5's ``wo`` layers)
+    fp32_params_in_fp16: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -46,12 +59,25 @@ class Arch:
     kind: ModelKind
     #: names of the fields that were derived rather than read from the model entry
     derived: tuple[str, ...] = field(default=(), compare=False)
+    #: diffusion pipelines: their parts, and denoiser passes per image per step (2 with CFG)
+    components: tuple[Component, ...] = ()
+    denoiser_passes: int = 1
 
     # ---------------------------------------------------------------- construction
 
     @classmethod
     def from_model(cls, m: OpenModel, defaults: ArchDefaults) -> Arch:
         """The architecture of a ``models.yaml`` entry, gaps filled from its size."""
+        if m.kind is ModelKind.diffusion:
+            return cls.diffusion(
+                m.params_b,
+                tuple(
+                    Component(c.role, c.name, float(c.params), c.fp32_decode_in_fp16, float(c.fp32_params_in_fp16))
+                    for c in m.components
+                ),
+                m.denoiser_passes or 1,
+                defaults,
+            )
         return cls.from_params(
             m.params_b,
             layers=m.layers,
@@ -154,6 +180,15 @@ class Arch:
             kind=kind,
             derived=tuple(derived),
         )
+
+    @classmethod
+    def diffusion(
+        cls, params_b: float, components: tuple[Component, ...], denoiser_passes: int, defaults: ArchDefaults
+    ) -> Arch:
+        """An image-generation pipeline: its parts carry the sizes; the transformer fields stay a
+        placeholder shape that no diffusion formula reads."""
+        shape = cls.from_params(params_b, kind=ModelKind.diffusion, defaults=defaults)
+        return cls(**{**shape.__dict__, "components": components, "denoiser_passes": denoiser_passes, "derived": ()})
 
     # ---------------------------------------------------------------- derived sizes
 

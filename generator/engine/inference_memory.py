@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from generator.data.records import ModelKind, Precision
-from generator.data.rules import MemoryRules
+from generator.data.records import ComponentRole, ModelKind, Offload, Precision
+from generator.data.rules import MemoryRules, PrefillLogits
+from generator.engine.arch import Component
 from generator.engine.footprint import (
     common_assumptions,
     default_kv_precision,
@@ -19,27 +20,106 @@ from generator.engine.footprint import (
 from generator.engine.request import Assumption, Estimate, PeakPhase, Request
 from generator.engine.units import BITS_PER_BYTE, GIB
 
+#: Phases of one image-generation call, in the order they run.
+_PHASES = ("text_encoder", "denoiser", "vae")
+_PHASE_ZH = {"text_encoder": "文本编码", "denoiser": "去噪", "vae": "VAE 解码"}
+_ROLE_ZH = {
+    ComponentRole.unet: "去噪网络",
+    ComponentRole.transformer: "去噪网络",
+    ComponentRole.text_encoder: "文本编码器",
+    ComponentRole.vae: "图像解码器",
+}
+
+
+def _phase_of(c: Component) -> str:
+    return "denoiser" if c.role.denoiser else c.role.value
+
 
 def diffusion_estimate(req: Request, rules: MemoryRules) -> Estimate:
-    """Image generation: all pipeline weights plus the denoise/VAE-decode peak, which grows
-    with the image area. ``req.context`` is the image side in pixels for diffusion models."""
-    ir = rules.inference
-    weights = weight_bytes(req.arch, req.precision, rules)
-    megapixels = req.batch * (req.context / 1000) ** 2
-    activations = ir.diffusion_activation_gib_per_megapixel * megapixels * GIB
-    breakdown = finish({"weights": weights, "kv_cache": 0.0, "activations": activations}, 1, 0.0, rules)
-    # The transformer-shape fill-in does not apply to a diffusion pipeline: drop its note.
-    assumptions = [a for a in common_assumptions(req, rules) if a.key != "derived_arch"]
+    """Image generation: the peak over the pipeline's three phases (text encoding, denoising,
+    VAE decoding) of the weights on the GPU plus that phase's activations.
+
+    * weights: each component at ``req.precision``; ``offload=none`` keeps every component on
+      the GPU, ``offload=model`` (diffusers ``enable_model_cpu_offload``) only the one at work;
+      a VAE marked ``fp32_decode_in_fp16`` is upcast to fp32 for decoding in fp16 pipelines
+      (diffusers SDXL pipeline: "make sure the VAE is in float32 mode, as it overflows in float16");
+    * denoiser activations: ``denoiser_gib_per_megapixel[role]`` per image pass per megapixel,
+      with ``denoiser_passes`` passes per image (2 with classifier-free guidance);
+    * VAE decode: ``vae_decode_gib_per_megapixel`` per image per megapixel, doubled in fp32.
+
+    Constants and the published peaks they come from: rules.yaml ``inference.diffusion``.
+    A pipeline is never split across cards (diffusers runs it on one device).
+    """
+    d = rules.inference.diffusion
+    prec = req.precision
+    bits = rules.bits_per_param[prec]
+    scale = 2.0 if prec is Precision.fp32 else 1.0  # activations per 16-bit value
+    comps = req.arch.components
+    upcast = prec is Precision.fp16
+
+    fp32_bytes = rules.bits_per_param[Precision.fp32] / BITS_PER_BYTE
+
+    def weights(c: Component, decoding: bool) -> float:
+        if decoding and upcast and c.fp32_decode_in_fp16:
+            return c.params * fp32_bytes
+        kept = c.fp32_params_in_fp16 if upcast else 0.0  # T5 'wo' stays fp32 under fp16 (transformers)
+        return (c.params - kept) * bits / BITS_PER_BYTE + kept * fp32_bytes
+
+    mp, images = req.megapixels, req.batch
+    fp32_vae = upcast and any(c.fp32_decode_in_fp16 for c in comps if c.role is ComponentRole.vae)
+    acts = {
+        "text_encoder": 0.0,  # prompts of at most a few hundred tokens: megabytes
+        "denoiser": max(
+            (
+                getattr(d.denoiser_gib_per_megapixel, c.role.value) * req.arch.denoiser_passes * images * mp * GIB
+                for c in comps
+                if c.role.denoiser
+            ),
+            default=0.0,
+        )
+        * scale,
+        "vae": d.vae_decode_gib_per_megapixel * images * mp * GIB * (2.0 if fp32_vae else scale),
+    }
+    totals: dict[str, tuple[float, float]] = {}
+    for phase in _PHASES:
+        on_gpu = [c for c in comps if req.offload is Offload.none or _phase_of(c) == phase]
+        if not any(_phase_of(c) == phase for c in comps):
+            continue
+        w = sum(weights(c, phase == "vae") for c in on_gpu)
+        totals[phase] = (w, acts[phase])
+    peak = max(totals, key=lambda k: sum(totals[k]))
+    w, a = totals[peak]
+    breakdown = finish({"weights": w, "kv_cache": 0.0, "activations": a}, 1, 0.0, rules)
+
+    assumptions = [x for x in common_assumptions(req, rules) if x.key != "derived_arch"]
+    where = (
+        "全部组件常驻显存"
+        if req.offload is Offload.none
+        else "开启模型 CPU 卸载（diffusers enable_model_cpu_offload），同一时刻只有正在工作的组件在显存中"
+    )
+    passes = req.arch.denoiser_passes
     assumptions.append(
         Assumption(
             "diffusion",
-            megapixels,
-            f"图像生成：全部组件（去噪网络、文本编码器、VAE）按 {req.precision.value} 常驻显存；"
-            f"每次生成 {req.batch} 张 {req.context}×{req.context} 图，去噪和 VAE 解码的峰值按每百万像素约 "
-            f"{ir.diffusion_activation_gib_per_megapixel:g} GiB 估算。",
+            req.resolution,
+            f"图像生成：{where}，权重按 {prec.value} 存储；每次生成 {images} 张 {req.resolution}×{req.resolution} 的图，"
+            f"去噪网络每步对每张图计算 {passes} 次"
+            + ("（含无分类器引导的负向提示）" if passes > 1 else "（引导蒸馏模型，无负向提示）")
+            + f"。峰值阶段：{_PHASE_ZH[peak]}。",
         )
     )
-    return Estimate(sum(breakdown.values()), breakdown, assumptions, PeakPhase.inference)
+    if fp32_vae:
+        assumptions.append(
+            Assumption(
+                "vae_upcast",
+                True,
+                "fp16 下 diffusers 会把这个 VAE 升为 fp32 再解码（防止溢出），解码时它的权重和中间结果按 fp32 计。",
+            )
+        )
+    detail = tuple(
+        (f"{c.name}（{_ROLE_ZH[c.role]}，{c.params / 1e9:.2f}B 参数）", weights(c, False) / GIB) for c in comps
+    )
+    return Estimate(sum(breakdown.values()), breakdown, assumptions, PeakPhase.inference, detail)
 
 
 def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
@@ -54,9 +134,10 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
     # Weights split evenly over the cards (tensor parallel inside a server, pipeline stages
     # across servers; vLLM also shards embedding and lm_head: VocabParallelEmbedding). MoE: all experts held.
     weights = weight_bytes(arch, prec, rules) / n
+    transients = 0.0
     if prec.value in rules.dequant_formats:
-        # bnb dequantizes one whole weight to 16-bit before the matmul (bnb MatMul4Bit).
-        weights += rules.dequant_copies * arch.largest_linear_params / tp * rules.embedding_bits / BITS_PER_BYTE
+        # bnb dequantizes one whole weight to 16-bit before the matmul (bnb MatMul4Bit): a transient.
+        transients = rules.dequant_copies * arch.largest_linear_params / tp * rules.embedding_bits / BITS_PER_BYTE
     kv_prec = req.kv_precision or default_kv_precision(prec, rules)
     kv = kv_bytes_per_token(arch, kv_prec, rules, n) * req.tokens
     act_bytes = ir.fp32_activation_bytes if prec is Precision.fp32 else ir.activation_bytes
@@ -68,10 +149,17 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
         max(ir.prefill_intermediate_copies * arch.routed_intermediate, ir.prefill_hidden_copies * arch.hidden) / tp
         + ir.prefill_resident_hidden_copies * arch.hidden
     )
-    # Last-position logits only (transformers generate(): logits_to_keep=1), fp32 + sampling probs.
+    # Sampling: last-position logits, fp32 + probabilities, one row per sequence.
     logits = req.batch * arch.vocab * ir.last_token_logits_bytes_per_vocab / tp
-    activations = per_token * req.tokens + logits
-    parts = {"weights": weights, "kv_cache": kv, "activations": activations}
+    layer_temps = per_token * req.tokens
+    stack_logits = req.prefill_logits or ir.serving_stack.prefill_logits
+    if stack_logits is PrefillLogits.all_tokens:
+        # A stack that runs lm_head over every prompt token holds a bf16 row per token once the last
+        # layer's temporaries are gone: the larger of the two is the prefill peak.
+        every = req.tokens * arch.vocab * ir.all_token_logits_bytes_per_vocab / tp
+        layer_temps = max(layer_temps, every + act_bytes * ir.prefill_resident_hidden_copies * arch.hidden * req.tokens)
+    activations = layer_temps + logits
+    parts = {"weights": weights, "kv_cache": kv, "activations": activations, "transients": transients}
     breakdown = finish(parts, n, 0.0, rules)
 
     bits = rules.bits_per_param[prec]
@@ -99,11 +187,18 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
                 f"{n} 张卡按张量并行 {tp} 路" + (f"、流水线 {pp} 段" if pp > 1 else "") + "切分模型。",
             )
         )
+    stack = ir.serving_stack
+    if stack_logits is PrefillLogits.all_tokens:
+        logits_text = "按为每个提示 token 都保留 logits 的推理方式（如直接对整段提示做前向）计算，logits 单独占一大块"
+    elif req.prefill_logits is None:
+        logits_text = f"按 {stack.name} 计算：预填充只为每条序列的最后一个 token 计算 logits"
+    else:
+        logits_text = "预填充只为每条序列的最后一个 token 计算 logits"
     assumptions.append(
         Assumption(
             "prefill",
             req.tokens,
-            f"预填充按 {req.batch} 条 × {req.context} token 一次处理，计入单层最大的临时张量。",
+            f"预填充按 {req.batch} 条 × {req.context} token 一次处理，计入单层最大的临时张量；{logits_text}。",
         )
     )
     return Estimate(sum(breakdown.values()), breakdown, assumptions, PeakPhase.inference)

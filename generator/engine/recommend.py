@@ -20,6 +20,7 @@ from generator.data.rules import Rules
 from generator.engine import cost as costs
 from generator.engine import speed
 from generator.engine.delivery import delivery_form
+from generator.engine.links import describe_link
 from generator.engine.sizing import Sizer, Sizing, scenario_request
 from generator.formats import cny
 
@@ -64,7 +65,9 @@ class Option:
     job_hours: float | None = None
     job_cost_cny: float | None = None
     decode_tokens_per_s: float | None = None
-    cost_per_mtok_cny: float | None = None
+    served_tokens_per_s: float | None = None  # prompt + output tokens/s at the concurrency memory allows
+    cost_per_mtok_cny: float | None = None  # per million prompt + output tokens at that concurrency
+    cost_per_mtok_at_batch_cny: float | None = None  # the same at the request's own concurrency (batch)
     excluded: str | None = None  # why the option cannot be the pick
     reasons: list[str] = field(default_factory=list)
 
@@ -122,7 +125,8 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         return opt
     if delivery is Delivery.bare_metal and not links_cards(gpu, cards):
         # The delivery rule's premise: multi-card training needs a scale-up link.
-        opt.excluded = f"{cards} 卡训练需要 NVLink 等卡间互联，这张卡之间只有 PCIe"
+        link = describe_link(gpu, cards)
+        opt.excluded = f"{cards} 卡训练需要所有卡之间都有高速互联，而{' ' if link[:1].isascii() else ''}{link}"
         return opt
     # Only current offers in a pickable billing tier rank or price anything (rules.prices).
     offers, fallback = costs.matching_offers(
@@ -143,10 +147,15 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         opt.job_hours = sizing.job_hours / keep
         opt.job_cost_cny = costs.job_cost_cny(offer, cards, opt.job_hours, pricing)
     opt.runner_ups = _runner_ups(ranked[1:], by_id, offer.provider, cards, sizing.job_hours, rules, pricing)
-    if sizing.decode_tokens_per_s is not None:
-        opt.decode_tokens_per_s = sizing.decode_tokens_per_s * keep
+    if sizing.serving is not None:
+        # Serving: prompt + output tokens per second at the concurrency the free memory allows (and at
+        # the request's own batch), priced at the hourly GPU rent of what is rented.
         hourly = monthly.gpu_rent / max(monthly.hours_used, 1e-9)
-        opt.cost_per_mtok_cny = speed.cost_per_million_tokens(opt.decode_tokens_per_s, hourly)
+        opt.decode_tokens_per_s = sizing.serving.decode.tokens_per_s * keep
+        opt.served_tokens_per_s = sizing.serving.at_capacity.total_tokens_per_s * keep
+        opt.cost_per_mtok_cny = speed.cost_per_million_tokens(opt.served_tokens_per_s, hourly)
+        at_batch = sizing.serving.at_batch.total_tokens_per_s * keep
+        opt.cost_per_mtok_at_batch_cny = speed.cost_per_million_tokens(at_batch, hourly)
     if c.budget_cny_month is not None and monthly.total > c.budget_cny_month:
         opt.excluded = f"月成本 {cny(monthly.total)} 超出预算 {cny(c.budget_cny_month)}"
     return opt
@@ -282,8 +291,12 @@ def _reasons(o: Option, training_job: bool) -> list[str]:
         out.append(f"{bill}，每月合计约 {cny(o.monthly.total)}（GPU 租金占 {1 - o.monthly.non_gpu_share:.0%}）")
     if training_job and o.job_hours is not None and o.job_cost_cny is not None:
         out.append(f"参照任务约 {o.job_hours:,.0f} 小时完成，租金约 {cny(o.job_cost_cny)}")
-    if o.cost_per_mtok_cny is not None and o.decode_tokens_per_s is not None:
-        out.append(f"解码约 {o.decode_tokens_per_s:,.0f} token/s，每百万输出 token 约 {cny(o.cost_per_mtok_cny, 2)}")
+    if o.cost_per_mtok_cny is not None and o.served_tokens_per_s is not None and s.serving is not None:
+        c = s.serving.at_capacity
+        out.append(
+            f"按显存可容纳的 {c.concurrency} 路并发（每个请求提示 {c.prompt_tokens:,} + 输出 {c.output_tokens:,} token）"
+            f"每秒约处理 {o.served_tokens_per_s:,.0f} token，每百万 token（提示与输出合计）约 {cny(o.cost_per_mtok_cny, 2)}"
+        )
     if o.offer_is_fallback and o.offer is not None:
         out.append(fallback_note(o.offer))
     elif o.offer is not None and (note := form_note(o.offer, o.delivery)) is not None:

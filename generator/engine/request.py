@@ -10,11 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from generator.data.records import Optimizer, Precision, Workload
+from generator.data.records import Offload, Optimizer, Precision, Workload
+from generator.data.rules import PrefillLogits
 from generator.engine.arch import Arch
 
-#: Breakdown keys, in display order.
-BREAKDOWN_KEYS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "overhead")
+#: Breakdown keys, in display order. Persistent states: ``weights`` (as stored; for image models the
+#: components on the GPU at the peak), ``kv_cache``, ``gradients``, ``optimizer_states`` (16 bytes per
+#: parameter together for mixed-precision AdamW, ZeRO §3.1). Per step: ``activations``. Transients:
+#: ``transients`` (optimizer-step temporaries, autocast weight copies, ZeRO-3 gathers and reduce
+#: buckets, 4-bit dequantization buffers). ``overhead``: CUDA context, NCCL and allocator fragmentation.
+BREAKDOWN_KEYS = ("weights", "kv_cache", "activations", "gradients", "optimizer_states", "transients", "overhead")
 
 
 class PeakPhase(StrEnum):
@@ -38,10 +43,15 @@ class Assumption:
 class Request:
     """One workload to size.
 
-    ``batch`` is the per-card micro-batch for training and the number of concurrent
-    sequences for inference; ``context`` is tokens per sequence (prompt + output for
-    inference). ``gpus`` is the card count; ``zero_stage`` applies to training on
-    more than one card (1: optimizer states, 2: + gradients, 3: + parameters sharded).
+    ``batch`` is the per-card micro-batch for training, the number of concurrent
+    sequences for serving a language model and the images generated together for an
+    image model; ``context`` is tokens per sequence (prompt + output for inference, of
+    which ``output_tokens`` are generated; None: ``rules.defaults.output_tokens``).
+    Image models use ``resolution`` (side of a square image in pixels) and ``offload``
+    instead of ``context``. ``gpus`` is the card count; ``zero_stage`` applies to
+    training on more than one card (1: optimizer states, 2: + gradients, 3: + parameters
+    sharded). ``prefill_logits`` overrides the serving stack's logits (None: the stack
+    ``rules.memory.inference.serving_stack`` names).
     """
 
     workload: Workload
@@ -55,24 +65,38 @@ class Request:
     lora_rank: int = 16
     gpus: int = 1
     zero_stage: int = 0
+    output_tokens: int | None = None
+    resolution: int = 1024
+    offload: Offload = Offload.none
+    prefill_logits: PrefillLogits | None = None
 
     def __post_init__(self) -> None:
         # Accept plain strings for the enums (convenient in tests and scripts).
         object.__setattr__(self, "workload", Workload(self.workload))
         object.__setattr__(self, "precision", Precision(self.precision))
         object.__setattr__(self, "optimizer", Optimizer(self.optimizer))
+        object.__setattr__(self, "offload", Offload(self.offload))
         if self.kv_precision is not None:
             object.__setattr__(self, "kv_precision", Precision(self.kv_precision))
-        for name in ("batch", "context", "lora_rank", "gpus"):
+        if self.prefill_logits is not None:
+            object.__setattr__(self, "prefill_logits", PrefillLogits(self.prefill_logits))
+        for name in ("batch", "context", "lora_rank", "gpus", "resolution"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
         if not 0 <= self.zero_stage <= 3:
             raise ValueError("zero_stage must be 0, 1, 2 or 3")
+        if self.output_tokens is not None and not 1 <= self.output_tokens < self.context:
+            raise ValueError("output_tokens must be at least 1 and below context (the prompt needs a token)")
 
     @property
     def tokens(self) -> int:
         """Tokens one card processes per step (micro-batch × context)."""
         return self.batch * self.context
+
+    @property
+    def megapixels(self) -> float:
+        """Pixels of one generated image, in millions (image models)."""
+        return self.resolution * self.resolution / 1e6
 
 
 @dataclass(frozen=True)
@@ -84,3 +108,6 @@ class Estimate:
     breakdown: dict[str, float]
     assumptions: list[Assumption]
     peak_phase: PeakPhase
+    #: (label, GiB) lines that explain parts of the breakdown: pipeline components of an image
+    #: model, transients of a training step. Shown under the breakdown table.
+    detail: tuple[tuple[str, float], ...] = ()

@@ -24,6 +24,17 @@ MAX_CARDS = 64
 
 
 @dataclass(frozen=True)
+class ServingFigures:
+    """A language model served on ``min_cards`` cards: at the concurrency the free memory allows
+    (the engine's cap at most) and at the concurrency the request names (its batch)."""
+
+    at_capacity: speed.Serving
+    capped: bool  # the engine's max_num_seqs, not memory, limits at_capacity
+    at_batch: speed.Serving
+    decode: speed.Throughput  # decode alone at the request's batch and context
+
+
+@dataclass(frozen=True)
 class Sizing:
     """A workload on one GPU model: card count, memory per card, speed."""
 
@@ -34,6 +45,8 @@ class Sizing:
     job_hours: float | None  # training job on min_cards cards, before delivery losses
     decode_tokens_per_s: float | None  # inference on min_cards cards, before delivery losses
     assumptions: tuple[str, ...]
+    train: speed.TrainTime | None = None  # the training job's time, MFU and GPU-hours
+    serving: ServingFigures | None = None  # language-model serving on min_cards cards
 
     @property
     def per_card_gib(self) -> float:
@@ -55,18 +68,31 @@ def scenario_request(scenario: Scenario, model: OpenModel, rules: Rules) -> Requ
     def pick(value: T | None, default: T) -> T:
         return default if value is None else value
 
+    context = pick(scenario.context, d.context)
+    serving = scenario.workload is Workload.inference and model.kind is ModelKind.llm
     return Request(
         workload=scenario.workload,
         arch=arch_for(model, rules),
         precision=scenario.precision,
         kv_precision=scenario.kv_precision,
         batch=pick(scenario.batch, d.batch),
-        context=pick(scenario.context, d.context),
+        context=context,
         grad_checkpointing=pick(scenario.grad_checkpointing, d.grad_checkpointing),
         optimizer=pick(scenario.optimizer, d.optimizer),
         lora_rank=pick(scenario.lora_rank, d.lora_rank),
         zero_stage=pick(scenario.zero_stage, d.zero_stage),
+        output_tokens=output_tokens(scenario.output_tokens, context, rules) if serving else None,
+        resolution=pick(scenario.resolution, d.resolution),
+        offload=pick(scenario.offload, d.offload),
     )
+
+
+def output_tokens(given: int | None, context: int, rules: Rules) -> int:
+    """Tokens generated per request: as given, else ``rules.defaults.output_tokens``, always
+    leaving the prompt at least half the context when the default would not fit."""
+    if given is not None:
+        return given
+    return min(rules.defaults.output_tokens, max(1, context // 2))
 
 
 class Sizer:
@@ -120,14 +146,16 @@ def size_workload(
     est = sizer.estimate(at)
     notes = [a.text_zh for a in est.assumptions]
     job_hours = tokens_per_s = None
+    train = serving = None
     if cards is not None and job_tokens_b and req.workload is not Workload.inference:
-        t = speed.training_hours(at, job_tokens_b * 1e9, gpu, cards, rules)
-        job_hours = t.hours
-        notes += [a.text_zh for a in t.assumptions]
+        train = speed.training_hours(at, job_tokens_b * 1e9, gpu, cards, rules)
+        job_hours = train.hours
+        notes += [a.text_zh for a in train.assumptions]
     if cards is not None and req.workload is Workload.inference and req.arch.kind is ModelKind.llm:
-        tp = speed.decode_throughput(at, gpu, cards, rules)
-        tokens_per_s = tp.tokens_per_s
-        notes += [a.text_zh for a in tp.assumptions]
+        serving = serving_figures(at, gpu, cards, rules)
+        tokens_per_s = serving.decode.tokens_per_s
+        notes += [a.text_zh for a in serving.decode.assumptions]
+        notes.append(_serving_note(serving))
     return Sizing(
         min_cards=cards,
         max_cards=MAX_CARDS,
@@ -136,4 +164,28 @@ def size_workload(
         job_hours=job_hours,
         decode_tokens_per_s=tokens_per_s,
         assumptions=tuple(notes),
+        train=train,
+        serving=serving,
+    )
+
+
+def serving_figures(req: Request, gpu: Gpu, cards: int, rules: Rules) -> ServingFigures:
+    """Serving speed of ``req`` on ``cards`` cards: prompt = context − output tokens."""
+    output = req.output_tokens or output_tokens(None, req.context, rules)
+    prompt = req.context - output
+    most, capped = speed.max_concurrency(req, gpu, cards, rules)
+    return ServingFigures(
+        at_capacity=speed.serve(req, gpu, cards, rules, prompt, output, most),
+        capped=capped,
+        at_batch=speed.serve(req, gpu, cards, rules, prompt, output, req.batch),
+        decode=speed.decode_throughput(req, gpu, cards, rules),
+    )
+
+
+def _serving_note(s: ServingFigures) -> str:
+    cap = s.at_capacity
+    why = "引擎的并发上限" if s.capped else "显存能放下的 KV 缓存"
+    return (
+        f"服务吞吐：每个请求提示 {cap.prompt_tokens:,} + 输出 {cap.output_tokens:,} token，预填充和解码分时进行；"
+        f"并发数取{why}允许的 {cap.concurrency} 路；空闲时单个请求的首 token 延迟约 {cap.ttft_s * 1000:,.0f} ms。"
     )

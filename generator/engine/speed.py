@@ -1,34 +1,71 @@
-"""How long a training job takes and how fast a card set generates tokens.
+"""How long a training job takes and how fast a card set serves tokens.
 
-First-order roofline estimates: training is compute-bound (FLOPs / achieved FLOP/s),
-decoding is bound by reading the weights and KV cache once per step or by the
-matmul FLOPs, whichever is slower. Every constant lives in ``data/rules.yaml``
-(:class:`~generator.rules.SpeedRules`); method notes in ``docs-dev/estimator.md``.
-FP8 training is not assumed: training speed uses dense BF16 (else FP16) tensor TFLOPS.
+First-order roofline estimates, each term calibrated against published runs
+(``docs-dev/calibration/``, method in ``docs-dev/estimator.md``):
+
+* training divides MODEL FLOPs (6·N + attention per token; recomputation is hardware work,
+  not model FLOPs) by the card's dense 16-bit peak and the platform's published MFU;
+* a decode step streams the weights and the KV cache once, or runs the batch's GEMMs, or
+  dequantizes weight-only quantized weights on the CUDA cores, whichever is slowest, plus two
+  all-reduces per layer under tensor parallelism and a fixed per-step cost;
+* prompt processing (prefill) is compute-bound, but never faster than reading the weights once;
+* serving at a concurrency time-shares prefill and decode: a wave of ``c`` requests takes the
+  prefill of all prompts plus ``output`` decode steps.
+
+Every constant lives in ``data/rules.yaml`` (:class:`~generator.data.rules.SpeedRules`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
-from generator.data.records import FormFactor, Gpu, Precision, Workload
-from generator.data.rules import LinkKind, MemoryRules, Rules, SpeedRules
+from generator.data.records import Gpu, Precision, Workload
+from generator.data.rules import LinkKind, MemoryRules, Rules, SpeedRules, TrainingPlatform
+from generator.engine import memory
 from generator.engine.arch import Arch
 from generator.engine.footprint import default_kv_precision, kv_bytes_per_token, parallel_layout, weight_bytes
+from generator.engine.links import allreduce_seconds, describe_link, link_kind
 from generator.engine.request import Assumption, Request
-from generator.engine.units import BITS_PER_BYTE, GIGA, MILLION, SECONDS_PER_HOUR, TERA
+from generator.engine.units import BITS_PER_BYTE, GIB, GIGA, MILLION, SECONDS_PER_HOUR, TERA
+
+#: FP32 TFLOPS assumed for dequantization when a datasheet gives none: the A100's ratio of
+#: dense 16-bit tensor to FP32 throughput (312 / 19.5 = 16).
+_TENSOR_TO_FP32 = 16.0
 
 
 @dataclass(frozen=True)
 class TrainTime:
     """Wall-clock estimate of a training job."""
 
-    hours: float
-    flops: float
-    mfu: float
+    hours: float  # wall clock, including the time lost to restarts (goodput)
+    gpu_hours: float
+    step_hours: float  # the training steps alone (steady-state throughput)
+    flops: float  # model FLOPs of the whole job
+    mfu: float  # model FLOPs utilization the job runs at (platform MFU x scaling)
+    platform: TrainingPlatform
     scaling: float
     link: LinkKind
     assumptions: list[Assumption]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One decode step of a replica (all its cards together), seconds per part."""
+
+    seconds: float
+    weights: float  # streaming the weights
+    gemm: float  # the batch's matmuls
+    dequant: float  # weight-only quantized formats: dequantizing on the CUDA cores
+    kv: float  # reading the KV cache
+    comm: float  # tensor-parallel all-reduces and pipeline hops
+    overhead: float  # sampling, scheduling, launches
+
+    @property
+    def bound(self) -> str:
+        """What limits the step: memory, compute, dequant or kv."""
+        parts = {"memory": self.weights, "compute": self.gemm, "dequant": self.dequant, "kv": self.kv}
+        return max(parts, key=lambda k: parts[k])
 
 
 @dataclass(frozen=True)
@@ -37,8 +74,34 @@ class Throughput:
 
     tokens_per_s: float  # output tokens per second over the whole batch
     per_token_ms: float  # one decode step = time between two tokens of one sequence
-    bound: str  # "memory" | "compute"
+    bound: str  # "memory" | "compute" | "dequant" | "kv"
     assumptions: list[Assumption]
+
+
+@dataclass(frozen=True)
+class Serving:
+    """A replica serving ``concurrency`` requests of ``prompt_tokens`` + ``output_tokens`` at once."""
+
+    concurrency: int
+    prompt_tokens: int
+    output_tokens: int
+    prefill_s: float  # all prompts of one wave
+    step_s: float  # one decode step halfway through the answers
+    ttft_s: float  # time to first token of one request on an idle replica
+
+    @property
+    def wave_s(self) -> float:
+        """One wave: every prompt, then every output token (prefill and decode time-shared)."""
+        return self.prefill_s + self.output_tokens * self.step_s
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        return self.concurrency * self.output_tokens / self.wave_s
+
+    @property
+    def total_tokens_per_s(self) -> float:
+        """Prompt and output tokens processed per second."""
+        return self.concurrency * (self.prompt_tokens + self.output_tokens) / self.wave_s
 
 
 # --------------------------------------------------------------------------- FLOPs
@@ -63,36 +126,33 @@ def forward_flops_per_token(arch: Arch, context: int, rules: SpeedRules) -> floa
 
 
 def train_flops(req: Request, rules: SpeedRules, tokens: float | None = None) -> float:
-    """Training FLOPs for ``tokens`` tokens (default: one step, batch × context × cards).
+    """Model FLOPs to train on ``tokens`` tokens (default: one step, batch × context × cards).
 
-    Full / pre-training: forward + backward (2× forward) = 6·N per token (Kaplan 2020;
-    EleutherAI "Transformer Math 101": C = 6PD), ×8/6 with gradient checkpointing, which
-    re-runs the forward (Korthikanti et al. 2022 §5; PaLM App. B). LoRA / QLoRA: the frozen
-    base needs activation gradients only, no weight gradients: ≈ 4·N (+2·N recompute).
+    Full / pre-training: forward + backward (2× forward) = 6·N per token plus attention (Kaplan
+    2020; PaLM App. B), the count MFU is defined on. LoRA / QLoRA: the frozen base needs
+    activation gradients only, no weight gradients: ≈ 4·N. Activation recomputation is extra
+    hardware work, not model FLOPs: the published MFUs it is divided by already include it.
     MoE: N = active parameters.
     """
-    r = rules
     n_tokens = tokens if tokens is not None else req.tokens * req.gpus
-    backward = (
-        r.frozen_backward_to_forward if req.workload in (Workload.lora, Workload.qlora) else r.backward_to_forward
+    frozen = req.workload in (Workload.lora, Workload.qlora)
+    backward = rules.frozen_backward_to_forward if frozen else rules.backward_to_forward
+    return forward_flops_per_token(req.arch, req.context, rules) * (1 + backward) * n_tokens
+
+
+# --------------------------------------------------------------------------- training
+
+
+def platform(gpu: Gpu, rules: SpeedRules) -> TrainingPlatform:
+    """The training efficiency of ``gpu``'s architecture, or the marked default."""
+    found = next((p for p in rules.training.platforms if p.architecture == gpu.architecture), None)
+    if found is not None:
+        return found
+    t = rules.training
+    # Built without validation: the architecture is the GPU's own text, of any length.
+    return TrainingPlatform.model_construct(
+        architecture=gpu.architecture, mfu=t.default_mfu, confirmed=False, source=None, basis=t.default_basis
     )
-    recompute = r.recompute_to_forward if req.grad_checkpointing else 0.0
-    return forward_flops_per_token(req.arch, req.context, r) * (1 + backward + recompute) * n_tokens
-
-
-# --------------------------------------------------------------------------- links and scaling
-
-
-def link_kind(gpu: Gpu, cards: int, rules: MemoryRules) -> LinkKind:
-    """How the cards of one job talk: single, nvlink, pcie, or multi_node (beyond one server)."""
-    if cards <= 1:
-        return LinkKind.single
-    if cards > rules.inference.max_tensor_parallel:
-        return LinkKind.multi_node
-    if gpu.has_nvlink_class_link or (gpu.form_factor is FormFactor.nvl and cards <= 2):
-        # H100 NVL pairs are NVLink-bridged two by two; beyond a pair they talk over PCIe.
-        return LinkKind.nvlink
-    return LinkKind.pcie
 
 
 def scaling_efficiency(gpu: Gpu, cards: int, rules: Rules) -> tuple[float, LinkKind]:
@@ -116,43 +176,60 @@ def scaling_efficiency(gpu: Gpu, cards: int, rules: Rules) -> tuple[float, LinkK
 def training_hours(req: Request, tokens: float, gpu: Gpu, cards: int, all_rules: Rules) -> TrainTime:
     """Hours to train on ``tokens`` tokens with ``cards`` cards of ``gpu``.
 
-    hours = FLOPs / (cards × dense 16-bit TFLOPS × MFU × scaling) / 3600. Container
-    virtualization loss is not included (the delivery rules apply it).
+    hours = model FLOPs / (cards × dense 16-bit peak × platform MFU × scaling) / 3600.
+    Container virtualization loss is not included (the delivery rules apply it).
     """
     rules = all_rules.speed
     flops = train_flops(req, rules, tokens)
+    plat = platform(gpu, rules)
     eff, link = scaling_efficiency(gpu, cards, all_rules)
     peak = gpu.tensor_tflops * TERA
-    hours = flops / (cards * peak * rules.mfu * eff) / SECONDS_PER_HOUR
-    mult = flops / (forward_flops_per_token(req.arch, req.context, rules) * tokens)
-    link_zh = {
-        LinkKind.single: "单卡",
-        LinkKind.nvlink: "NVLink 互联",
-        LinkKind.pcie: "仅 PCIe 互联",
-        LinkKind.multi_node: "多机（机间需 InfiniBand）",
-    }
+    steps = flops / (cards * peak * plat.mfu * eff) / SECONDS_PER_HOUR
+    hours = steps / rules.training.goodput
+    frozen = req.workload in (Workload.lora, Workload.qlora)
+    sure = "" if plat.confirmed else "（未经公开数据确认的保守假设）"
+    peak_mark = "（厂商数据表未确认）" if _tensor_unconfirmed(gpu) else ""
     assumptions = [
         Assumption(
             "train_flops",
             flops,
-            f"训练计算量按每 token 约 {mult:g} 倍前向计算（全参 6N、LoRA 4N，梯度检查点再加一次前向）估算，"
-            f"共约 {flops:.3g} FLOPs。",
+            f"训练计算量按模型 FLOPs 计：每个 token 约 {'4' if frozen else '6'} 倍参数量（"
+            + ("LoRA 的底座只算激活梯度" if frozen else "前向 + 反向")
+            + f"）加注意力，共约 {flops:.3g} FLOPs；梯度检查点的重算不算模型 FLOPs，已含在实测 MFU 里。",
         ),
         Assumption(
             "mfu",
-            rules.mfu,
-            f"按 {gpu.name} 稠密 16 位算力 {gpu.tensor_tflops:g} TFLOPS、算力利用率（MFU）{rules.mfu:.0%} 计算，不假设使用 FP8。",
+            plat.mfu,
+            f"{gpu.name} 稠密 16 位算力 {gpu.tensor_tflops:g} TFLOPS{peak_mark}，算力利用率（MFU）按 {plat.mfu:.0%} 计"
+            f"{sure}：{plat.basis}。不假设使用 FP8。",
         ),
+        Assumption("scaling", eff, f"{cards} 张卡，{describe_link(gpu, cards)}，多卡扩展效率按 {eff:.0%} 计。"),
         Assumption(
-            "scaling",
-            eff,
-            f"{cards} 张卡，{link_zh[link]}，多卡扩展效率按 {eff:.0%} 计。",
+            "goodput",
+            rules.training.goodput,
+            f"租用时间里约 {rules.training.goodput:.0%} 真正在训练，其余耗在故障重启和保存检查点上"
+            "（Meta 报告 Llama 3 405B 训练的有效训练时间在 90% 以上）。",
         ),
     ]
-    return TrainTime(hours=hours, flops=flops, mfu=rules.mfu, scaling=eff, link=link, assumptions=assumptions)
+    return TrainTime(
+        hours=hours,
+        gpu_hours=hours * cards,
+        step_hours=steps,
+        flops=flops,
+        mfu=plat.mfu * eff,
+        platform=plat,
+        scaling=eff,
+        link=link,
+        assumptions=assumptions,
+    )
 
 
-# --------------------------------------------------------------------------- inference
+def _tensor_unconfirmed(gpu: Gpu) -> bool:
+    name = "bf16_tflops_dense" if gpu.bf16_tflops_dense else "fp16_tflops_dense"
+    return name in gpu.unconfirmed_names
+
+
+# --------------------------------------------------------------------------- one decode step
 
 
 def expected_experts_touched(experts: int, per_token: int, batch: int) -> float:
@@ -161,69 +238,13 @@ def expected_experts_touched(experts: int, per_token: int, batch: int) -> float:
     return experts * (1 - (1 - per_token / experts) ** batch)
 
 
-def _decode_tflops(gpu: Gpu, precision: Precision) -> float:
-    """Peak the decode matmuls run at: FP8 tensor cores for fp8 weights, else 16-bit
-    (weight-only int4/int8/nf4/GGUF kernels dequantize to 16-bit before the matmul)."""
+def _gemm_tflops(gpu: Gpu, precision: Precision, rules: SpeedRules) -> float:
+    """Peak the matmuls run at: FP8 tensor cores for fp8 weights (at the FP8 speed-up seen in
+    practice, not the datasheet's 2x), else 16-bit (weight-only int4/int8/nf4/GGUF kernels
+    dequantize to 16-bit before the matmul)."""
     if precision is Precision.fp8 and gpu.fp8_tflops_dense:
-        return gpu.fp8_tflops_dense
+        return gpu.tensor_tflops * rules.fp8_speedup
     return gpu.tensor_tflops
-
-
-def decode_throughput(req: Request, gpu: Gpu, cards: int, all_rules: Rules) -> Throughput:
-    """Steady-state decode speed of ``req.batch`` sequences at ``req.context`` tokens.
-
-    Per step every card reads its share of the weights and of the KV cache
-    (vLLM/PagedAttention decode is memory-bound at small batch) and does
-    2·N_active·batch FLOPs plus attention; the step takes the longer of the two,
-    divided across cards with a tensor-parallel efficiency.
-    MoE: only experts some sequence routed to are read: E·(1 − (1 − k/E)^b) per layer.
-    """
-    rules, mem = all_rules.speed, all_rules.memory
-    arch, prec = req.arch, req.precision
-    bits = mem.bits_per_param[prec]
-    total_weights = weight_bytes(arch, prec, mem)
-    if not arch.tied_embeddings:
-        # The input embedding is a lookup of `batch` rows, not a full read.
-        total_weights -= arch.input_embedding_params * _embedding_bits(prec, mem) / BITS_PER_BYTE
-    if arch.experts and arch.experts_per_token:
-        touched = expected_experts_touched(arch.experts, arch.experts_per_token, req.batch) / arch.experts
-        total_weights -= arch.expert_params * bits / BITS_PER_BYTE * (1 - touched)
-    kv_prec = req.kv_precision or default_kv_precision(prec, mem)
-    kv_read = kv_bytes_per_token(arch, kv_prec, mem, cards) * req.tokens  # per card
-    bytes_per_card = total_weights / cards + kv_read
-    link = link_kind(gpu, cards, mem)
-    tp_eff = getattr(rules.decode.tp_efficiency, link.value)
-    t_mem = bytes_per_card / (gpu.memory_bandwidth_gbps * GIGA * rules.decode.bandwidth_efficiency) / tp_eff
-    flops = forward_flops_per_token(arch, req.context, rules) * req.batch / cards
-    t_compute = flops / (_decode_tflops(gpu, prec) * TERA * rules.decode.compute_efficiency) / tp_eff
-    step = max(t_mem, t_compute)
-    bound = "memory" if t_mem >= t_compute else "compute"
-    tp, pp = parallel_layout(cards, mem)
-    assumptions = [
-        Assumption(
-            "decode_bandwidth",
-            rules.decode.bandwidth_efficiency,
-            f"每生成一步要把权重和 KV 缓存读一遍；按显存带宽 {gpu.memory_bandwidth_gbps:g} GB/s 的 "
-            f"{rules.decode.bandwidth_efficiency:.0%} 计，权重约 {bits:g} 位/参数。",
-        ),
-        Assumption(
-            "decode_batch",
-            req.batch,
-            f"{req.batch} 路并发、每路上下文 {req.context} token；瓶颈是"
-            + ("显存带宽。" if bound == "memory" else "算力。"),
-        ),
-    ]
-    if cards > 1:
-        assumptions.append(
-            Assumption(
-                "decode_parallel",
-                tp_eff,
-                f"{cards} 张卡切分模型（张量并行 {tp} 路"
-                + (f"、流水线 {pp} 段" if pp > 1 else "")
-                + f"），并行效率按 {tp_eff:.0%} 计。",
-            )
-        )
-    return Throughput(tokens_per_s=req.batch / step, per_token_ms=step * 1000, bound=bound, assumptions=assumptions)
 
 
 def _embedding_bits(prec: Precision, mem: MemoryRules) -> float:
@@ -233,20 +254,193 @@ def _embedding_bits(prec: Precision, mem: MemoryRules) -> float:
     return mem.bits_per_param[prec]
 
 
-def prefill_seconds(req: Request, gpu: Gpu, cards: int, all_rules: Rules, prompt_tokens: int | None = None) -> float:
-    """Seconds to process the prompts of the whole batch (compute-bound: 2·N FLOPs per token
-    plus attention, at ``prefill_mfu`` of the dense peak). Default prompt: ``req.context``."""
-    rules = all_rules.speed
-    tokens = prompt_tokens if prompt_tokens is not None else req.context
-    # Causal attention over a prompt of T tokens: on average each token attends to ~T/2, but
-    # PaLM's convention (full T) is kept so the figure aims high.
-    flops = forward_flops_per_token(req.arch, tokens, rules) * tokens * req.batch
-    tp_eff = getattr(rules.decode.tp_efficiency, link_kind(gpu, cards, all_rules.memory).value)
-    return float(flops / (cards * _decode_tflops(gpu, req.precision) * TERA * rules.prefill_mfu * tp_eff))
+def _touched_share(arch: Arch, batch: int) -> float:
+    """Share of the routed experts a decode step of ``batch`` sequences reads (1 for dense models)."""
+    if not (arch.experts and arch.experts_per_token):
+        return 1.0
+    return expected_experts_touched(arch.experts, arch.experts_per_token, batch) / arch.experts
+
+
+def _weights_read(arch: Arch, prec: Precision, mem: MemoryRules, batch: int) -> float:
+    """Bytes of weights one step reads over all cards: the input embedding is a lookup of
+    ``batch`` rows, and a MoE reads only the experts some sequence routed to."""
+    total = weight_bytes(arch, prec, mem)
+    if not arch.tied_embeddings:
+        total -= arch.input_embedding_params * _embedding_bits(prec, mem) / BITS_PER_BYTE
+    untouched = arch.expert_params * (1 - _touched_share(arch, batch))
+    return total - untouched * mem.bits_per_param[prec] / BITS_PER_BYTE
+
+
+def _dequant_params(arch: Arch, prec: Precision, mem: MemoryRules, batch: int) -> float:
+    """Weights a weight-only quantized kernel dequantizes per step (the Linear layers it quantized)."""
+    linear = arch.params - (arch.embedding_params if prec.value in mem.embeddings_16bit_formats else 0.0)
+    return max(0.0, linear - arch.expert_params * (1 - _touched_share(arch, batch)))
+
+
+def _dequant_seconds(arch: Arch, prec: Precision, gpu: Gpu, cards: int, rules: Rules, batch: int) -> float:
+    ops = rules.speed.decode.dequant_ops_per_weight.get(prec)
+    if not ops:
+        return 0.0
+    fp32 = (gpu.fp32_tflops or gpu.tensor_tflops / _TENSOR_TO_FP32) * TERA
+    _tp, pp = parallel_layout(cards, rules.memory)
+    return _dequant_params(arch, prec, rules.memory, batch) / cards * pp * ops / fp32
+
+
+def _comm_seconds(arch: Arch, gpu: Gpu, cards: int, tokens: int, rules: Rules) -> float:
+    """Two all-reduces per decoder layer of ``tokens`` hidden states (Megatron-LM tensor
+    parallelism: after attention and after the MLP), plus the hops between pipeline stages."""
+    tp, pp = parallel_layout(cards, rules.memory)
+    message = tokens * arch.hidden * rules.memory.inference.activation_bytes
+    per_layer = 2 * allreduce_seconds(gpu, tp, message, rules.memory, rules.speed)
+    return arch.layers * per_layer + (pp - 1) * rules.speed.decode.pipeline_hop_us * 1e-6
+
+
+def decode_step(
+    arch: Arch, prec: Precision, kv_prec: Precision, batch: int, context: int, gpu: Gpu, cards: int, rules: Rules
+) -> Step:
+    """One decode step of ``batch`` sequences holding ``context`` tokens each, on ``cards`` cards.
+
+    The weights part is the slowest of streaming the weights, running the GEMMs and dequantizing
+    (they overlap); reading the KV cache, the all-reduces and the fixed step cost add to it.
+    Pipeline stages (beyond one server) run one after another.
+    """
+    d, mem = rules.speed.decode, rules.memory
+    tp, pp = parallel_layout(cards, mem)
+    bw = gpu.memory_bandwidth_gbps * GIGA * d.bandwidth_efficiency
+    weights = _weights_read(arch, prec, mem, batch) / cards * pp / bw
+    flops = forward_flops_per_token(arch, 0, rules.speed) * batch
+    gemm = flops / (tp * _gemm_tflops(gpu, prec, rules.speed) * TERA * d.compute_efficiency)
+    dequant = _dequant_seconds(arch, prec, gpu, cards, rules, batch)
+    kv = kv_bytes_per_token(arch, kv_prec, mem, cards) * batch * context * pp / bw
+    comm = _comm_seconds(arch, gpu, cards, batch, rules)
+    overhead = d.step_overhead_ms / 1000
+    total = max(weights, gemm, dequant) + kv + comm + overhead
+    return Step(total, weights, gemm, dequant, kv, comm, overhead)
+
+
+def _kv_precision(req: Request, mem: MemoryRules) -> Precision:
+    return req.kv_precision or default_kv_precision(req.precision, mem)
+
+
+def decode_throughput(req: Request, gpu: Gpu, cards: int, all_rules: Rules) -> Throughput:
+    """Steady-state decode speed of ``req.batch`` sequences at ``req.context`` tokens."""
+    rules, mem = all_rules.speed, all_rules.memory
+    arch, prec = req.arch, req.precision
+    step = decode_step(arch, prec, _kv_precision(req, mem), req.batch, req.context, gpu, cards, all_rules)
+    bound_zh = {"memory": "显存带宽（读权重）", "compute": "算力", "dequant": "反量化计算", "kv": "读 KV 缓存"}
+    assumptions = [
+        Assumption(
+            "decode_bandwidth",
+            rules.decode.bandwidth_efficiency,
+            f"每生成一步要把权重和 KV 缓存读一遍；按显存带宽 {gpu.memory_bandwidth_gbps:g} GB/s 的 "
+            f"{rules.decode.bandwidth_efficiency:.0%} 计，另加每步约 {rules.decode.step_overhead_ms:g} ms 的调度和采样开销。",
+        ),
+        Assumption(
+            "decode_batch",
+            req.batch,
+            f"{req.batch} 路并发、每路上下文 {req.context} token；瓶颈是{bound_zh[step.bound]}。",
+        ),
+    ]
+    if prec in rules.decode.dequant_ops_per_weight:
+        assumptions.append(
+            Assumption(
+                "dequant",
+                rules.decode.dequant_ops_per_weight[prec],
+                f"{prec.value} 是只量化权重的格式：每一步都要在 CUDA 核心上把权重反量化回 16 位，"
+                f"FP32 算力少的卡（如 A100）受它限制，提速远小于权重缩小的倍数。",
+            )
+        )
+    if cards > 1:
+        tp, pp = parallel_layout(cards, mem)
+        assumptions.append(
+            Assumption(
+                "decode_parallel",
+                tp,
+                f"{cards} 张卡切分模型（张量并行 {tp} 路"
+                + (f"、流水线 {pp} 段" if pp > 1 else "")
+                + f"，{describe_link(gpu, cards)}）：每层两次 all-reduce，每步通信约 {step.comm * 1000:.1f} ms。",
+            )
+        )
+    return Throughput(
+        tokens_per_s=req.batch / step.seconds,
+        per_token_ms=step.seconds * 1000,
+        bound=step.bound,
+        assumptions=assumptions,
+    )
+
+
+# --------------------------------------------------------------------------- prefill and serving
+
+
+def prefill_seconds(
+    req: Request,
+    gpu: Gpu,
+    cards: int,
+    all_rules: Rules,
+    prompt_tokens: int | None = None,
+    batch: int | None = None,
+) -> float:
+    """Seconds to process ``batch`` prompts of ``prompt_tokens`` (defaults: ``req.batch``, ``req.context``).
+
+    Compute at ``prefill_mfu`` of the dense peak: 2·N per token plus causal attention (each token
+    attends to half the prompt on average); never faster than reading the weights once (short
+    prompts) or dequantizing them; plus the all-reduces of the prompt's hidden states and the
+    fixed step cost.
+    """
+    rules, mem = all_rules.speed, all_rules.memory
+    arch, prec = req.arch, req.precision
+    prompt = prompt_tokens if prompt_tokens is not None else req.context
+    n = batch if batch is not None else req.batch
+    tp, _pp = parallel_layout(cards, mem)
+    tokens = n * prompt
+    flops = forward_flops_per_token(arch, prompt // 2, rules) * tokens
+    compute = flops / (tp * _gemm_tflops(gpu, prec, rules) * TERA * rules.prefill_mfu)
+    bw = gpu.memory_bandwidth_gbps * GIGA * rules.decode.bandwidth_efficiency
+    weights = _weights_read(arch, prec, mem, n) / tp / bw
+    dequant = _dequant_seconds(arch, prec, gpu, cards, all_rules, n)
+    comm = _comm_seconds(arch, gpu, cards, tokens, all_rules)
+    return max(compute, weights, dequant) + comm + rules.decode.step_overhead_ms / 1000
+
+
+def time_to_first_token(req: Request, gpu: Gpu, cards: int, all_rules: Rules, prompt_tokens: int) -> float:
+    """Seconds from a request's arrival to its first token on an idle replica (its prompt alone)."""
+    return prefill_seconds(req, gpu, cards, all_rules, prompt_tokens, batch=1)
+
+
+def serve(req: Request, gpu: Gpu, cards: int, all_rules: Rules, prompt: int, output: int, concurrency: int) -> Serving:
+    """``concurrency`` requests of ``prompt`` + ``output`` tokens, prefill and decode time-shared."""
+    kv_prec = _kv_precision(req, all_rules.memory)
+    step = decode_step(req.arch, req.precision, kv_prec, concurrency, prompt + output // 2, gpu, cards, all_rules)
+    return Serving(
+        concurrency=concurrency,
+        prompt_tokens=prompt,
+        output_tokens=output,
+        prefill_s=prefill_seconds(req, gpu, cards, all_rules, prompt, concurrency),
+        step_s=step.seconds,
+        ttft_s=time_to_first_token(req, gpu, cards, all_rules, prompt),
+    )
+
+
+def max_concurrency(req: Request, gpu: Gpu, cards: int, all_rules: Rules, cap: int | None = None) -> tuple[int, bool]:
+    """Sequences of ``req.context`` tokens whose KV cache fits the cards' free memory, and whether
+    the engine's cap (``serving.max_concurrency``, vLLM max_num_seqs) limits it instead.
+
+    Free memory per card = usable memory − the estimate for one sequence (weights, one sequence's
+    KV cache, prefill temporaries, overhead) + that sequence's KV; each sequence needs its KV cache
+    plus the allocator's fragmentation share. At least 1 (the card count is sized for the request).
+    """
+    mem = all_rules.memory
+    limit = cap or all_rules.speed.serving.max_concurrency
+    one = memory.estimate(replace(req, batch=1, gpus=cards), mem)
+    per_seq = kv_bytes_per_token(req.arch, _kv_precision(req, mem), mem, cards) * req.context
+    per_seq *= 1 + mem.overhead.fragmentation_fraction
+    free = memory.usable_gib(gpu.memory_gb, mem) * GIB - one.total_gib * GIB + per_seq
+    fits = max(1, math.floor(free / per_seq)) if per_seq > 0 else limit
+    return min(fits, limit), fits >= limit
 
 
 def cost_per_million_tokens(tokens_per_s: float, price_cny_per_hour: float) -> float:
-    """Yuan per million output tokens at ``tokens_per_s`` for ``price_cny_per_hour`` (all cards)."""
+    """Yuan per million tokens at ``tokens_per_s`` for ``price_cny_per_hour`` (all cards)."""
     if tokens_per_s <= 0:
         raise ValueError("tokens_per_s must be positive")
     return price_cny_per_hour / (tokens_per_s * SECONDS_PER_HOUR) * MILLION

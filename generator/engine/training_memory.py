@@ -11,7 +11,7 @@ from generator.data.rules import ActivationRegime, MemoryRules, TrainingRecipe
 from generator.engine.arch import Arch
 from generator.engine.footprint import MLP_MODULES, common_assumptions, finish, weight_bytes
 from generator.engine.request import Assumption, Estimate, PeakPhase, Request
-from generator.engine.units import BITS_PER_BYTE
+from generator.engine.units import BITS_PER_BYTE, GIB
 
 
 def lora_params(arch: Arch, rank: int, rules: MemoryRules) -> float:
@@ -93,7 +93,7 @@ def _states(req: Request, rules: MemoryRules) -> _TrainStates:
             f"优化器状态 {persistent:g} 字节"
         )
         if recipe.autocast_copy:
-            text += f"，另有自动混合精度保存的 {recipe.autocast_copy:g} 字节半精度权重副本（计入权重）"
+            text += f"，另有自动混合精度保存的 {recipe.autocast_copy:g} 字节半精度权重副本（计入临时缓冲）"
         return _TrainStates(
             weights=p * recipe.weights / _shard(req, 3),
             autocast=autocast,
@@ -217,26 +217,40 @@ def training_estimate(req: Request, rules: MemoryRules) -> Estimate:
     # 1. start of backward: all saved activations + loss temporaries, no gradients yet;
     # 2. end of backward: all gradients, activations nearly freed;
     # 3. optimizer.step(): gradients + states + step temporaries (foreach AdamW), no activations.
+    # Persistent states are weights, gradients and optimizer states; transients (autocast copies,
+    # a dequantized 4-bit weight, optimizer-step temporaries, ZeRO buffers) are reported apart.
+    # DeepSpeed ZeRO keeps its gradient partitions in flat buffers allocated once (stage 3:
+    # grad_partitions_flat_buffer), so under ZeRO the gradients are there in every phase.
+    early_grads = s.gradients if s.use_zero else 0.0
     phases = {
         "backward_start": {
-            "weights": s.weights + s.autocast + s.dequant,
+            "weights": s.weights,
             "activations": act_start,
+            "gradients": early_grads,
             "optimizer_states": s.optimizer,
+            "transients": s.autocast + s.dequant + s.zero_buffers,
         },
         "backward_end": {
             # autocast copies are released node by node during backward; a dequantized weight is not
-            "weights": s.weights + s.dequant,
+            "weights": s.weights,
             "activations": act_end,
             "gradients": s.gradients,
             "optimizer_states": s.optimizer,
+            "transients": s.dequant + s.zero_buffers,
         },
         "optimizer_step": {
             "weights": s.weights,
             "gradients": s.gradients,
-            "optimizer_states": s.optimizer + s.step_temp,
+            "optimizer_states": s.optimizer,
+            "transients": s.step_temp + s.zero_buffers,
         },
     }
-    finished = {k: finish(v, req.gpus, s.zero_buffers, rules) for k, v in phases.items()}
+    transient_parts = {
+        "backward_start": {"autocast": s.autocast, "dequant": s.dequant, "zero": s.zero_buffers},
+        "backward_end": {"dequant": s.dequant, "zero": s.zero_buffers},
+        "optimizer_step": {"step": s.step_temp, "zero": s.zero_buffers},
+    }
+    finished = {k: finish(v, req.gpus, 0.0, rules) for k, v in phases.items()}
     totals = {k: sum(v.values()) for k, v in finished.items()}
     peak = max(totals, key=lambda k: totals[k])
     peak_phase = PeakPhase.optimizer_step if peak == "optimizer_step" else PeakPhase.forward_backward
@@ -248,6 +262,8 @@ def training_estimate(req: Request, rules: MemoryRules) -> Estimate:
         Optimizer.adamw_8bit: "优化器为 bitsandbytes 8 位 AdamW（每个参数 2 字节状态）",
         Optimizer.sgd: "优化器为 SGD（无动量，不占状态显存）",
     }[req.optimizer]
+    if s.use_zero and req.optimizer is Optimizer.adamw:
+        opt_text = "优化器为 AdamW；DeepSpeed ZeRO 用 FusedAdam 原地更新，step 时不另占临时显存"
     assumptions.append(Assumption("optimizer", req.optimizer.value, opt_text + "。"))
     if req.grad_checkpointing:
         ck = "开启梯度检查点：每层只保存输入，反向时逐层重算（计算量约增加三分之一）。"
@@ -268,6 +284,14 @@ def training_estimate(req: Request, rules: MemoryRules) -> Estimate:
         else:
             zt = f"{req.gpus} 张卡数据并行但不用 ZeRO：每张卡都存一整份模型状态，多卡不省显存。"
         assumptions.append(Assumption("zero_stage", req.zero_stage, zt))
+    if peak == "backward_start" and not s.use_zero and s.gradients > 0:
+        assumptions.append(
+            Assumption(
+                "gradients",
+                0,
+                "不用 ZeRO 时梯度在反向传播中才逐层分配（zero_grad(set_to_none=True)），峰值时刻还没有梯度，表中梯度为 0。",
+            )
+        )
     other = PeakPhase.optimizer_step if peak_phase is PeakPhase.forward_backward else PeakPhase.forward_backward
     other_total = max(v for k, v in totals.items() if (k == "optimizer_step") == (other is PeakPhase.optimizer_step))
     phase_zh = {PeakPhase.forward_backward: "前向/反向传播", PeakPhase.optimizer_step: "优化器更新（step）"}
@@ -280,4 +304,11 @@ def training_estimate(req: Request, rules: MemoryRules) -> Estimate:
         )
     )
     breakdown = finished[peak]
-    return Estimate(sum(breakdown.values()), breakdown, assumptions, peak_phase)
+    labels = {
+        "autocast": "自动混合精度保存的半精度权重副本",
+        "dequant": "4 位权重反量化成 16 位的临时副本",
+        "step": "优化器更新（step）时的临时张量",
+        "zero": "ZeRO-3 参数收集缓冲" if req.zero_stage >= 3 else "ZeRO 梯度归约缓冲",
+    }
+    detail = tuple((labels[k], v / GIB) for k, v in transient_parts[peak].items() if v > 0)
+    return Estimate(sum(breakdown.values()), breakdown, assumptions, peak_phase, detail)

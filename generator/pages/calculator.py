@@ -58,7 +58,7 @@ def calculator_data(cat: Catalogue, results: Results) -> dict[str, Any]:
         workloads.append(
             {
                 "id": mp.slug,
-                "label": f"{mp.model.name} · {WORKLOAD_NAMES[mp.workload.value]}",
+                "label": f"{mp.model.name} · {'生成图像' if mp.is_image else WORKLOAD_NAMES[mp.workload.value]}",
                 "training": mp.workload.value != "inference",
                 "job_tokens_b": mp.job_tokens_b,
                 "options": options,

@@ -11,15 +11,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from generator.data.editorial import OwnershipDefaults, Purchase, SourcedValue, Tolerance
 from generator.data.records import Edition, FxRate, Gpu, OpenModel, Pitfall, Scenario
-from generator.data.rules import CostRules, ModelPageWorkload
+from generator.data.rules import CostRules, ModelPageKinds, ModelPageWorkload
 from generator.engine.cost import Usage
 from generator.engine.recommend import Option, Recommendation
 from generator.engine.request import Request
 from generator.pages.rows import LadderRow, OfferRow, ScenarioRow
+from generator.results.api_compare import ApiComparison
+from generator.results.buyers import BuyerResult
+from generator.results.claims import ClaimResult
 from generator.results.comparisons import Comparison, JobRow
 from generator.results.market import PriceSeries, ProviderSummary, Spread
+from generator.results.metrics import MetricsResults
 from generator.results.model_pages import ModelPage
+from generator.results.ownership import OwnershipInputs, OwnershipRow
+from generator.results.trends import TrendResults
 
 #: (figure name, label, digits) of one spec table row
 SpecRow = tuple[str, str, int]
@@ -35,6 +42,8 @@ class SiteContext:
     workload_names: Mapping[str, str]
     form_names: Mapping[str, str]
     figure_names: Mapping[str, str]
+    precision_names: Mapping[str, str]
+    optimizer_names: Mapping[str, str]
     delivery_enum: Mapping[str, Any]
     fallback_note: Callable[..., str]
     form_note: Callable[..., str | None]
@@ -43,9 +52,11 @@ class SiteContext:
     market_names: Mapping[str, str]
     provider_kind_names: Mapping[str, str]
     currency_names: Mapping[str, str]
-    fresh_days: int  # rules.prices.fresh_days: the freshness window pages name
+    fresh_days: int  # rules.prices.fresh_days: the freshness window pages name (claims, rent or buy, prices)
     month_hours: float  # rules.cost.hours_per_month: a card-month
     pick_billing: list[str]  # billing tiers that rank a recommendation, as names
+    serving_stack: str  # the serving software serving figures assume (rules.yaml), e.g. vLLM
+    max_concurrency: int  # the engine's cap on concurrent sequences (rules.yaml speed.serving)
 
 
 @dataclass(frozen=True)
@@ -128,12 +139,13 @@ class EditorGuideContext:
 @dataclass(frozen=True)
 class ModelsIndexContext:
     pages: list[ModelPage]
+    specs: ModelPageKinds  # what each kind of model page sizes
 
 
 @dataclass(frozen=True)
 class CompareIndexContext:
     pairs: list[Comparison]
-    rank: Mapping[str, int]
+    rank: Mapping[str, str]  # GPU id -> place on the ladder, or 未排名
 
 
 @dataclass(frozen=True)
@@ -145,6 +157,7 @@ class ScenarioContext:
     model: OpenModel
     disagreement: str | None
     assumptions: list[str]
+    api: tuple[ApiComparison, ...]  # API prices of models about this size (language-model serving)
 
 
 @dataclass(frozen=True)
@@ -176,6 +189,18 @@ class GpuContext:
     comparisons: list[Comparison]
     pitfalls: list[Pitfall]
     links_cards: Callable[[Gpu, int], bool]
+    describe_link: Callable[[Gpu, int], str]  # the cards' connection in words, from the interconnect fields
+
+
+@dataclass(frozen=True)
+class ComponentRow:
+    """One part of an image model with its weights at the page's precision."""
+
+    name: str
+    label: str  # its role in the pipeline, in Chinese
+    params_b: float
+    gib: float
+    source: Any
 
 
 @dataclass(frozen=True)
@@ -214,6 +239,9 @@ class ModelContext:
     mp: ModelPage
     faq: list[tuple[str, str]]
     assumptions: list[str]
+    kind_label: str  # 生成图像 for image models, else the workload's name
+    components: list[ComponentRow]
+    speed_unconfirmed: Callable[[Option], bool]  # serving speed rests on an unconfirmed figure
 
 
 @dataclass(frozen=True)
@@ -223,3 +251,43 @@ class CompareContext:
     verdict: str
     rows: tuple[LadderRow, LadderRow]
     spec_rows: list[SpecRow]
+
+
+@dataclass(frozen=True)
+class MetricsContext:
+    """指标怎么看: the explainer's worked examples."""
+
+    m: MetricsResults
+    precision_uses: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class ClaimsContext:
+    claims: list[ClaimResult]
+    tolerance: Tolerance
+    verdict_classes: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class OwnershipContext:
+    """租还是买: the table at the default inputs, the inputs' sources, and the form's data."""
+
+    rows: list[OwnershipRow]
+    unrented: list[tuple[Purchase, Gpu]]  # purchase prices of GPUs without a current rental price
+    inputs: OwnershipInputs | None  # None when the project has no ownership.yaml
+    defaults: OwnershipDefaults | None
+    electricity: list[SourcedValue]
+    pue: list[SourcedValue]
+    hours_per_month: float
+    data: dict[str, Any]  # JSON for docs/javascripts/ownership.js
+
+
+@dataclass(frozen=True)
+class BuyersContext:
+    buyers: list[BuyerResult]
+
+
+@dataclass(frozen=True)
+class TrendsContext:
+    t: TrendResults
+    topic_names: Mapping[str, str]

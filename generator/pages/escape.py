@@ -17,13 +17,21 @@ these filters in the templates:
 ``yaml_str`` a double-quoted YAML scalar for front matter, HTML-safe as text
           (MkDocs themes print front matter unescaped). Quotes in a description,
           which Material puts in an attribute, are escaped at build time by the
-          plugin in :mod:`generator.site`.
+          plugin in :mod:`generator.publish.plugin`. Control characters (C0, DEL,
+          C1) and the direction controls are dropped, as ``md`` drops them, and any
+          other character that is not printable (zero-width and other format
+          characters) is written as a ``\\uXXXX`` escape, so no value can make PyYAML
+          refuse the front matter (MkDocs would then show it as page text).
+
+The data loader refuses control and direction-control characters in the first place
+(:mod:`generator.data.validate`); ``md`` also drops them, as a second line of defence.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -32,11 +40,16 @@ from urllib.parse import quote, urlsplit
 _ALWAYS = set("\\`*_{}[]()<>&|#!~^=:\"'$")
 # Harmless inside a line, but they open a block at its start ("- x", "+ x", "1. x").
 _AT_START = set("-+.")
+#: Dropped from prose: C1 controls and the bidirectional controls (invisible, and they
+#: reorder the text after them). C0 controls and DEL are dropped by the code < 32 / == 127 test.
+_DROP = re.compile("[\x80-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: Everything ``md`` drops, for front matter: C0 controls, DEL, C1 and the direction controls.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def md(value: Any) -> str:
     """Escape any value for Markdown prose or a table cell."""
-    text = "" if value is None else str(value)
+    text = _DROP.sub("", "" if value is None else str(value))
     out: list[str] = []
     prev = " "
     for i, ch in enumerate(text):
@@ -99,13 +112,26 @@ def yaml_str(value: Any) -> str:
     Quotes are left alone here; where a theme puts a value in an attribute
     (``<meta name="description" content="…">``) :mod:`generator.site` escapes them.
     """
-    text = " ".join(str(value).split())
-    return json.dumps(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"), ensure_ascii=False)
+    text = _CONTROLS.sub("", " ".join(str(value).split()))
+    quoted = json.dumps(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"), ensure_ascii=False)
+    return _escape_unprintable(quoted)
 
 
 def yaml_data(value: Any) -> str:
     """A double-quoted YAML scalar holding ``value`` exactly (for data files we write)."""
-    return json.dumps(str(value), ensure_ascii=False)
+    return _escape_unprintable(json.dumps(str(value), ensure_ascii=False))
+
+
+def _escape_unprintable(quoted: str) -> str:
+    """Inside a double-quoted scalar from ``json.dumps``: every character that is not printable
+    (JSON already escaped C0) becomes a YAML ``\\u``/``\\U`` escape, which PyYAML reads back as
+    the same character. Raw, DEL and the C1 controls make PyYAML refuse the whole document."""
+    return "".join(
+        ch
+        if ch.isprintable() or unicodedata.category(ch) == "Zs"
+        else (f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
+        for ch in quoted
+    )
 
 
 def html_text(value: Any) -> str:

@@ -20,6 +20,8 @@ from generator.pages.names import (
     FIGURE_NAMES,
     FORM_NAMES,
     MARKET_NAMES,
+    OPTIMIZER_NAMES,
+    PRECISION_NAMES,
     PROVIDER_KIND_NAMES,
     SITE_NAME,
     WORKLOAD_NAMES,
@@ -27,6 +29,7 @@ from generator.pages.names import (
 from generator.pages.plan import plan_pages
 from generator.pages.render import MARKER, context_fields, environment, render_page
 from generator.results.evaluate import Results
+from generator.results.ladder import by_tflops
 
 
 def site_context(cat: Catalogue) -> SiteContext:
@@ -37,6 +40,8 @@ def site_context(cat: Catalogue) -> SiteContext:
         workload_names=WORKLOAD_NAMES,
         form_names=FORM_NAMES,
         figure_names=FIGURE_NAMES,
+        precision_names=PRECISION_NAMES,
+        optimizer_names=OPTIMIZER_NAMES,
         delivery_enum={d.value: d for d in Delivery},
         fallback_note=fallback_note,
         form_note=form_note,
@@ -48,6 +53,8 @@ def site_context(cat: Catalogue) -> SiteContext:
         fresh_days=cat.rules.prices.fresh_days,
         month_hours=cat.rules.cost.hours_per_month,
         pick_billing=[BILLING_NAMES[b.value] for b in cat.rules.prices.pick_billing],
+        serving_stack=cat.rules.memory.inference.serving_stack.name,
+        max_concurrency=cat.rules.speed.serving.max_concurrency,
     )
 
 
@@ -56,18 +63,19 @@ def generated_files(cat: Catalogue, results: Results, templates: Path, site_url:
     env = environment(templates)
     common = context_fields(site_context(cat))
     files: dict[str, bytes] = {}
-    # Drawn once: inline on the ladder page and as standalone .svg files (label placement is the costly part).
-    drawn = charts.inline_charts(results.ladder, cat)
-    for page in plan_pages(cat, results, site_url, drawn):
+    for page in plan_pages(cat, results, site_url):
         root = "../" * page.path.count("/")
         files[page.path] = render_page(env, page, {**common, "root": root})
-    files["assets/charts/ladder.svg"] = charts.standalone(drawn["ladder"])
-    files["assets/charts/price-vs-tflops.svg"] = charts.standalone(drawn["price"])
-    files["assets/charts/memory-vs-bandwidth.svg"] = charts.standalone(drawn["memory"])
+    # The bar chart follows the ranking (unconfirmed figures after the ranked cards); the scatter
+    # charts are not rankings and keep plain dense-TFLOPS order.
+    files["assets/charts/ladder.svg"] = charts.ladder_chart(results.ladder)
+    files["assets/charts/price-vs-tflops.svg"] = charts.price_performance_chart(by_tflops(results.ladder), cat)
+    files["assets/charts/memory-vs-bandwidth.svg"] = charts.memory_bandwidth_chart(by_tflops(results.ladder))
     files["data/gpus.json"] = open_data.gpus_json(cat)
     files["data/gpus.csv"] = open_data.gpus_csv(cat)
     files["data/offers.csv"] = open_data.offers_csv(cat)
     files["data/offers.json"] = open_data.offers_json(cat)
     files["data/providers.json"] = open_data.providers_json(cat)
+    files["data/estimates.json"] = open_data.estimates_json(results)
     files["robots.txt"] = f"# {MARKER}\nUser-agent: *\nAllow: /\nSitemap: {site_url.rstrip('/')}/sitemap.xml\n".encode()
     return files

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import zlib
+from collections.abc import Sequence
+
 from generator.data.records import GpuFigure
 
 SITE_NAME = "GPU 算力租赁选型指南"
@@ -43,4 +47,79 @@ FIGURE_NAMES = {
     GpuFigure.interconnect_gbps.value: "互联带宽 (GB/s)",
     GpuFigure.pcie_gen.value: "PCIe 代数",
     GpuFigure.release_year.value: "发布年份",
+}
+
+#: Precision names as readers know them (field values like "mixed" never reach a page).
+PRECISION_NAMES = {
+    "fp32": "FP32",
+    "bf16": "BF16",
+    "fp16": "FP16",
+    "fp8": "FP8",
+    "int8": "INT8",
+    "int4": "INT4",
+    "nf4": "NF4（QLoRA 的 4 位格式）",
+    "q4_k_m": "GGUF Q4_K_M",
+    "q8_0": "GGUF Q8_0",
+    "mixed": "混合精度（BF16 计算 + FP32 主权重）",
+}
+#: What each format is used for (the explainer page).
+PRECISION_USES = {
+    "fp32": "传统科学计算和模型的主权重；大模型训练很少整体用它，太占显存也太慢。",
+    "bf16": "大模型训练和推理的主流格式：指数位和 FP32 一样多，不容易溢出。",
+    "fp16": "推理和较早的混合精度训练；数值范围比 BF16 窄，训练时要做损失缩放。",
+    "fp8": "Hopper 及更新的卡上的推理和部分训练，权重和算力都比 16 位省一半。",
+    "int8": "量化推理：权重按 8 位存，显存减半，精度损失通常很小。",
+    "int4": "量化推理（GPTQ、AWQ 等）：显存约为 16 位的四分之一，适合小显存跑大模型。",
+    "nf4": "QLoRA 微调时底座模型的 4 位存储格式。",
+    "q4_k_m": "llama.cpp / Ollama 常用的 4 位量化文件格式，适合本地部署。",
+    "q8_0": "llama.cpp 的 8 位量化文件格式，几乎不掉精度。",
+}
+OPTIMIZER_NAMES = {"adamw": "AdamW 优化器", "adamw-8bit": "8 位 AdamW 优化器", "sgd": "SGD 优化器"}
+VERDICT_CLASSES = {"成立": "holds", "部分成立": "partly", "不成立": "fails", "无法核实": "unknown"}
+TREND_TOPIC_NAMES = {
+    "export_controls": "出口管制",
+    "memory": "显存",
+    "domestic": "国产算力",
+    "energy": "电力",
+    "prices": "价格",
+}
+
+_PRECISION_WORD = re.compile(
+    r"(?<![A-Za-z0-9_])(mixed 精度|fp32|bf16|fp16|fp8|int8|int4|nf4|q4_k_m|q8_0)(?![A-Za-z0-9_])"
+)
+
+
+def reader_text(text: str) -> str:
+    """Engine sentences with precision field values in the words readers use
+    ("mixed 精度" -> "混合精度（BF16 计算 + FP32 主权重）", "bf16" -> "BF16")."""
+
+    def name(m: re.Match[str]) -> str:
+        word = m.group(1)
+        return PRECISION_NAMES["mixed"] if word == "mixed 精度" else PRECISION_NAMES[word].split("（")[0]
+
+    text = text.replace("（PEFT prepare_model_for_kbit_training 会升为 fp32）", "（微调时会升为 FP32）")
+    return _PRECISION_WORD.sub(name, text)
+
+
+def reader_ids(text: str, names: dict[str, str]) -> str:
+    """``text`` with the ids in ``names`` (GPU ids, delivery values) replaced by display names;
+    longest ids first, whole words only, so "rtx-4090-48g" never half-matches "rtx-4090-4"."""
+    for key in sorted(names, key=len, reverse=True):
+        text = re.sub(rf"(?<![A-Za-z0-9_.-]){re.escape(key)}(?![A-Za-z0-9_.-])", names[key], text)
+    return text
+
+
+def variant(options: Sequence[str], key: str) -> str:
+    """One of ``options`` chosen by ``key`` (a page id): the same page always gets the same
+    wording, and a sentence that every page of a kind carries does not read word for word
+    the same on all of them."""
+    return options[zlib.crc32(key.encode("utf-8")) % len(options)]
+
+
+#: Roles of an image model's parts (models.yaml components[].role).
+COMPONENT_ROLE_NAMES = {
+    "unet": "去噪网络（UNet）",
+    "transformer": "去噪网络（Transformer）",
+    "text_encoder": "文本编码器",
+    "vae": "VAE 图像解码器",
 }

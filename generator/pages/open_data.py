@@ -4,6 +4,10 @@ Offers carry every field of ``data/offers.yaml`` plus what the site computed fro
 ``card_hour_cny`` and ``card_month_cny`` (yuan per card-hour and per card-month; a range
 counts with its middle), the exchange rate used (``fx_cny_per_unit``, ``fx_as_of``) and
 whether the offer is current or history in this edition.
+
+The JSON files hold every value exactly. In the CSV files a text cell that starts with
+``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'`` so that a
+spreadsheet opening the file shows it as text instead of running it as a formula.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import pandas as pd
 from generator.data.catalogue import Catalogue
 from generator.data.records import Gpu
 from generator.engine import cost as costs
+from generator.engine.recommend import Option
+from generator.results.evaluate import Results
 
 #: Columns of docs/data/gpus.json and gpus.csv, in order.
 GPU_COLUMNS = [
@@ -123,9 +129,79 @@ def _json(rows: list[dict[str, Any]]) -> bytes:
     return (json.dumps(rows, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
+#: What makes a spreadsheet read a text cell as a formula (OWASP "CSV Injection"): such a
+#: cell gets a leading apostrophe, which spreadsheets show as text and do not evaluate.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(value: object) -> object:
+    """A text cell that cannot start a formula; numbers, booleans and empty cells unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def _csv(frame: pd.DataFrame) -> bytes:
-    # JSON-style booleans, so the CSV reads the same as gpus.json.
-    frame = frame.apply(lambda col: col.map(lambda v: str(v).lower() if isinstance(v, bool) else v))
+    # JSON-style booleans, so the CSV reads the same as gpus.json; then text cells are made
+    # formula-proof (the JSON files keep every string exactly).
+    frame = frame.apply(lambda col: col.map(lambda v: str(v).lower() if isinstance(v, bool) else spreadsheet_text(v)))
     buf = io.StringIO()
     frame.to_csv(buf, index=False, lineterminator="\n", float_format="%.6g")
     return buf.getvalue().encode("utf-8")
+
+
+def estimates_json(results: Results) -> bytes:
+    """docs/data/estimates.json: one record per model page, from the same results the pages print.
+
+    Each record: the model, the workload and precision, the inputs the page sized (context and
+    prompt/output tokens, or resolution and offload; batch), the single-card peak and its
+    breakdown in GiB, and one option per GPU: cards, delivery form, monthly cost, the reference
+    job's rent for training pages, and for language-model serving the concurrency the cards'
+    memory allows with the cost per million prompt + output tokens at it.
+    """
+    records = []
+    for mp in results.models:
+        req = mp.request
+        inputs: dict[str, Any] = {"batch": req.batch}
+        if mp.is_image:
+            inputs.update(resolution=req.resolution, offload=req.offload.value)
+        else:
+            inputs["context"] = req.context
+            if mp.serving:
+                inputs.update(prompt_tokens=mp.prompt_tokens, output_tokens=mp.output_tokens, concurrency="memory")
+        if mp.job_tokens_b:
+            inputs["job_tokens_b"] = mp.job_tokens_b
+        records.append(
+            {
+                "model": mp.model.id,
+                "page": f"models/{mp.slug}/",
+                "workload": "image" if mp.is_image else mp.workload.value,
+                "precision": req.precision.value,
+                "inputs": inputs,
+                "total_gib": round(mp.single_card.total_gib, 3),
+                "breakdown": {k: round(v, 3) for k, v in mp.single_card.breakdown.items()},
+                "options": [_option_record(o) for o in mp.rec.options],
+            }
+        )
+    return (json.dumps(records, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
+
+
+def _option_record(o: Option) -> dict[str, Any]:
+    def r(value: float | None, digits: int = 2) -> float | None:
+        return None if value is None else round(value, digits)
+
+    row: dict[str, Any] = {
+        "gpu": o.gpu.id,
+        "cards": o.cards,
+        "delivery": o.delivery.value,
+        "eligible": o.eligible,
+        "excluded": o.excluded,
+        "per_card_gib": round(o.sizing.per_card_gib, 3),
+        "monthly_cny": r(o.monthly.total if o.monthly else None),
+        "job_cny": r(o.job_cost_cny),
+        "cny_per_million_tokens": r(o.cost_per_mtok_cny, 4),
+    }
+    if o.sizing.serving is not None and o.cost_per_mtok_cny is not None:
+        row["concurrency"] = o.sizing.serving.at_capacity.concurrency
+        row["cny_per_million_tokens_at_batch"] = r(o.cost_per_mtok_at_batch_cny, 4)
+    return row

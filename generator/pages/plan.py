@@ -6,31 +6,43 @@ scenario, GPU, model or pitfall is a YAML edit and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Billing, Gpu, Provider
+from generator.data.records import Billing, Gpu, Provider, Workload
 from generator.engine import cost as costs
+from generator.engine.links import describe_link
 from generator.engine.recommend import links_cards
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
 from generator.pages.calculator import calculator_data
 from generator.pages.names import (
+    COMPONENT_ROLE_NAMES,
     DELIVERY_NAMES,
     EXTRA_ITEM_NAMES,
     EXTRA_UNIT_NAMES,
     FIGURE_NAMES,
+    PRECISION_NAMES,
+    PRECISION_USES,
     PROVIDER_KIND_NAMES,
+    TREND_TOPIC_NAMES,
+    VERDICT_CLASSES,
     WORKLOAD_NAMES,
+    reader_ids,
+    reader_text,
+    variant,
 )
+from generator.pages.ownership_form import ownership_form_data
 from generator.pages.render import Page, money
 from generator.pages.rows import LadderRow, OfferRow, ladder_rows, offer_rows, scenario_rows
 from generator.pages.seo import Crumb, breadcrumb_ld, clip, faq_ld, product_ld, provider_ld
 from generator.results import comparisons, model_pages
+from generator.results.claims import Verdict
 from generator.results.evaluate import Results
+from generator.results.ladder import by_tflops
 from generator.results.market import price_series
+from generator.results.ownership import default_inputs, unrented_purchases
 from generator.results.scenarios import ScenarioResult
 
 #: (figure, digits) in the order GPU pages list them
@@ -90,11 +102,8 @@ class _Planner:
         )
 
 
-def plan_pages(
-    cat: Catalogue, results: Results, site_url: str, inline_charts: Mapping[str, str] | None = None
-) -> list[Page]:
-    """Every Markdown page with its context. ``inline_charts``: the ladder page's charts when the
-    caller has drawn them already (:func:`generator.pages.files.generated_files` writes them as files too)."""
+def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
+    """Every Markdown page with its context."""
     ladder = ladder_rows(cat, results.ladder)
     by_id = {row.id: row for row in ladder}
     srows = scenario_rows(cat, results.scenarios)
@@ -129,7 +138,11 @@ def plan_pages(
         ctx.LadderContext(
             ladder,
             cat.rules.cost.hours_per_month,
-            inline_charts if inline_charts is not None else charts.inline_charts(results.ladder, cat),
+            # the bar chart in ranking order, the scatter charts in plain dense-TFLOPS order (as files.py)
+            {
+                **charts.inline_charts(by_tflops(results.ladder), cat),
+                "ladder": charts.inline_charts(results.ladder, cat)["ladder"],
+            },
         ),
         specs_prices,
         hide_toc=True,
@@ -214,12 +227,13 @@ def plan_pages(
         "models_index.md.j2",
         "模型显存与卡数速查",
         f"{len(cat.models)} 个开源模型在推理、LoRA、QLoRA 和全参微调下每卡要多少显存、各 GPU 需要几张卡。",
-        ctx.ModelsIndexContext(models),
+        ctx.ModelsIndexContext(models, cat.rules.pages.model_pages),
         everything,
     )
+    _editorial_pages(pl, results, everything)
     pl.add("compare/index.md", "compare_index.md.j2", "GPU 对比",
            f"{len(pairs)} 组常被放在一起比较的 GPU：规格、每 TFLOP 价格、参照任务成本和计算结论。",
-           ctx.CompareIndexContext(pairs, {k: v.rank for k, v in by_id.items()}), everything)  # fmt: skip
+           ctx.CompareIndexContext(pairs, {k: v.rank_label for k, v in by_id.items()}), everything)  # fmt: skip
 
     for order, r in enumerate(results.scenarios.values(), 1):
         s, pick = r.scenario, r.rec.pick
@@ -227,8 +241,8 @@ def plan_pages(
         if pick and pick.monthly:
             desc = f"计算推荐 {pick.gpu.name} × {pick.cards}，每月约 {cny(pick.monthly.total)}。{s.summary}"
         pl.add(f"scenarios/{s.id}.md", "scenario.md.j2", s.title, desc,
-               ctx.ScenarioContext(s, r.request, r.usage, r.rec, cat.models[s.model], r.disagreement,
-                                   _assumptions(r)), everything, trail=(SCENARIOS,), nav_order=order)  # fmt: skip
+               ctx.ScenarioContext(s, r.request, r.usage, r.rec, cat.models[s.model], _reader_disagreement(cat, r),
+                                   _assumptions(r), r.api), everything, trail=(SCENARIOS,), nav_order=order)  # fmt: skip
 
     gpu_pitfalls = {g: [p for p in cat.pitfalls if g in p.gpus] for g in cat.gpus}
     spec_rows = [(n, FIGURE_NAMES[n], d) for n, d in SPEC_ROWS]
@@ -254,7 +268,7 @@ def plan_pages(
                               fits=results.fits[gpu.id], fit_counts=cat.rules.pages.fit_card_counts,
                               fit_spec=cat.rules.pages.model_pages.inference,
                               comparisons=comparisons.comparisons_for(pairs, gpu.id), pitfalls=gpu_pitfalls[gpu.id],
-                              links_cards=links_cards),
+                              links_cards=links_cards, describe_link=describe_link),
                gpu_inputs, trail=(GPUS,), extra_ld=(product_ld(gpu, pickable, pricing, site_url, sellers),),
                lastmod=lastmod)  # fmt: skip
 
@@ -282,10 +296,11 @@ def plan_pages(
            ctx.ProvidersIndexContext(results.providers, cheapest, gpu_names), provider_inputs)  # fmt: skip
 
     for mp in models:
-        title = f"{mp.model.name} {WORKLOAD_NAMES[mp.workload.value]}需要多少显存、几张卡"
-        faq = _model_faq(mp)
+        title = f"{mp.model.name} {_kind_label(mp)}需要多少显存、几张卡"
+        faq = _model_faq(mp, cat.rules.memory.inference.serving_stack.name)
         pl.add(f"models/{mp.slug}.md", "model.md.j2", title, faq[0][0] + faq[0][1],
-               ctx.ModelContext(mp, faq, [a.text_zh for a in mp.single_card.assumptions]),
+               ctx.ModelContext(mp, faq, [reader_text(a.text_zh) for a in mp.single_card.assumptions], _kind_label(mp),
+                                _component_rows(mp), model_pages.speed_unconfirmed),
                everything, trail=(MODELS,), extra_ld=(faq_ld(faq),))  # fmt: skip
 
     for pair in pairs:
@@ -362,20 +377,99 @@ def _scenario_options(scenarios: dict[str, ScenarioResult], gpu: Gpu) -> list[ct
     return out
 
 
-def _model_faq(mp: model_pages.ModelPage) -> list[tuple[str, str]]:
-    name, kind = mp.model.name, WORKLOAD_NAMES[mp.workload.value]
+def _kind_label(mp: model_pages.ModelPage) -> str:
+    """What the page sizes, in words: 生成图像 for image models, else the workload's name."""
+    return "生成图像" if mp.is_image else WORKLOAD_NAMES[mp.workload.value]
+
+
+def _component_rows(mp: model_pages.ModelPage) -> list[ctx.ComponentRow]:
+    """An image model's parts with their weights at the page's precision (same order as the estimate's detail)."""
+    if not mp.is_image:
+        return []
+    return [
+        ctx.ComponentRow(c.name, COMPONENT_ROLE_NAMES[c.role.value], c.params / 1e9, gib, c.source)
+        for c, (_label, gib) in zip(mp.model.components, mp.single_card.detail, strict=True)
+    ]
+
+
+def offload_phrase(offload: str) -> str:
+    return "全部组件常驻显存" if offload == "none" else "开启模型 CPU 卸载"
+
+
+def _image_faq(mp: model_pages.ModelPage) -> list[tuple[str, str]]:
+    name, req = mp.model.name, mp.request
+    prec = PRECISION_NAMES[req.precision.value].split("（")[0]
+    side = f"{req.resolution}×{req.resolution}"
+    alt = mp.other_offload
+    other = offload_phrase("model" if req.offload.value == "none" else "none")
+    alt_text = f"；{other}约 {alt.total_gib:.1f} GiB" if alt is not None else ""
+    first = (
+        f"{name} 生成图像需要多少显存？",
+        f"按 {prec}、每次 {req.batch} 张 {side} 的图、{offload_phrase(req.offload.value)}估算，"
+        f"单卡峰值约 {mp.single_card.total_gib:.1f} GiB{alt_text}。",
+    )
+    fits = [o.gpu.name for o in sorted(mp.fitting_gpus(mp.single_card), key=lambda o: (o.gpu.memory_gb, o.gpu.id))]
+    answer = "图像生成流水线不跨卡切分，一张卡要装下它："
+    answer += f"{offload_phrase(req.offload.value)}时能用 {'、'.join(fits[:6])}" if fits else "数据中的 GPU 都装不下"
+    if alt is not None:
+        more = [o.gpu.name for o in sorted(mp.fitting_gpus(alt), key=lambda o: (o.gpu.memory_gb, o.gpu.id))
+                if o.gpu.name not in fits]  # fmt: skip
+        if more and alt.total_gib < mp.single_card.total_gib:
+            answer += f"；{other}后还能用 {'、'.join(more[:6])}"
+    second = (f"{name} 生成图像需要几张卡？", answer + "。")
+    return [first, second]
+
+
+def _model_faq(mp: model_pages.ModelPage, stack: str) -> list[tuple[str, str]]:
+    name, kind = mp.model.name, _kind_label(mp)
+    if mp.is_image:
+        out = _image_faq(mp)
+        return out + _cheapest_faq(mp, name, kind)
+    prec = PRECISION_NAMES[mp.request.precision.value].split("（")[0]  # the short name: "混合精度", "BF16"
+    load = f"{mp.request.batch} 路并发" if mp.workload is Workload.inference else f"批大小 {mp.request.batch}"
     first = (
         f"{name} {kind}需要多少显存？",
-        f"按 {mp.request.precision.value}、batch {mp.request.batch}、上下文 {mp.request.context} token 估算，"
+        f"按{' ' if prec.isascii() else ''}{prec}、{load}、上下文 {mp.request.context} token 估算，"
         f"单卡峰值约 {mp.single_card.total_gib:.1f} GiB。",
     )
     fitting = [o for o in mp.rec.options if o.cards is not None]
     cards = "；".join(f"{o.gpu.name} {o.cards} 张" for o in sorted(fitting, key=lambda o: (o.cards or 0, o.gpu.id))[:6])
-    second = (
-        f"{name} {kind}需要几张卡？",
-        f"显存不能跨卡相加，按每卡峰值计算：{cards}。" if cards else "数据中的 GPU 都装不下。",
+    lead = variant(
+        (
+            "显存不能跨卡相加，按每卡峰值计算：",
+            "每张卡都要装下自己那一份，按每卡峰值算，所需卡数为：",
+            "多卡时模型被切分到各张卡上，每张卡都得放得下自己的部分：",
+        ),
+        mp.slug,
     )
-    out = [first, second]
+    second = (f"{name} {kind}需要几张卡？", f"{lead}{cards}。" if cards else "数据中的 GPU 都装不下。")
+    return [first, second] + _cheapest_faq(mp, name, kind) + _token_cost_faq(mp, stack)
+
+
+def _token_cost_faq(mp: model_pages.ModelPage, stack: str) -> list[tuple[str, str]]:
+    """What a million tokens cost on the cheapest rented option, and what an API of the same size charges."""
+    best = mp.cheapest_per_token() if mp.serving else None
+    if best is None or best.cost_per_mtok_cny is None or best.sizing.serving is None:
+        return []
+    cap = best.sizing.serving.at_capacity
+    answer = (
+        f"按 {stack} 在 {best.gpu.name} × {best.cards} 上同时处理 {cap.concurrency} 路请求"
+        f"（每个请求提示 {cap.prompt_tokens:,} + 输出 {cap.output_tokens:,} token）估算，"
+        f"每百万 token（提示与输出合计）约 {cny(best.cost_per_mtok_cny, 2)}"
+    )
+    if best.cost_per_mtok_at_batch_cny is not None:
+        answer += f"；只服务 {mp.request.batch} 路请求时约 {cny(best.cost_per_mtok_at_batch_cny, 2)}"
+    if mp.api:
+        top = mp.api[0]
+        answer += (
+            f"。同等规模的 {top.price.model}（{top.price.provider}，{top.price.as_of}）按同样比例折合约 "
+            f"{cny(top.blended_cny_per_mtok, 2)}/百万 token"
+        )
+    return [(f"{mp.model.name} 推理每百万 token 要多少钱？", answer + "。")]
+
+
+def _cheapest_faq(mp: model_pages.ModelPage, name: str, kind: str) -> list[tuple[str, str]]:
+    out = []
     pick = mp.rec.pick
     if pick is not None and pick.monthly is not None:
         cost = (
@@ -415,4 +509,72 @@ def _pitfall_items(cat: Catalogue, scenarios: dict[str, ScenarioResult]) -> list
 
 def _assumptions(r: ScenarioResult) -> list[str]:
     pick = r.rec.pick or (r.rec.options[0] if r.rec.options else None)
-    return list(pick.sizing.assumptions) if pick else []
+    return [reader_text(a) for a in pick.sizing.assumptions] if pick else []
+
+
+def _editorial_pages(pl: _Planner, results: Results, inputs: tuple[str, ...]) -> None:
+    """The explainer, the claims check, rent or buy, the buyers and the market trends."""
+    cat = pl.cat
+    m = results.metrics
+    pl.add(
+        "metrics.md",
+        "metrics.md.j2",
+        "GPU 指标怎么看：精度、稀疏、显存带宽、互联与功耗",
+        "FP32、BF16、FP8、INT8 各用在哪，稀疏算力为什么是稠密的两倍，显存容量和带宽各决定什么，"
+        "NVLink 与 PCIe 差多少，功耗换成电费是多少。",
+        ctx.MetricsContext(m, PRECISION_USES),
+        inputs,
+    )
+    counts = [(v, sum(1 for c in results.claims if c.verdict is v)) for v in Verdict]
+    summary = "，".join(f"{v.value} {n} 条" for v, n in counts if n)
+    pl.add(
+        "claims.md",
+        "claims.md.j2",
+        "常见说法核对：GPU 租赁文章里的数字对不对",
+        f"用本站数据逐条核对 {len(results.claims)} 条常见说法（{summary}），每条附计算出的数字和理由。",
+        ctx.ClaimsContext(results.claims, cat.claims.tolerance, VERDICT_CLASSES),
+        inputs,
+    )
+    own = cat.ownership
+    start = default_inputs(own) if own else None
+    pl.add(
+        "rent-or-buy.md",
+        "rent_or_buy.md.j2",
+        "租还是买：买卡的钱多久能回本",
+        "按有来源的买价、功耗电费、托管和残值，算出持有一张卡每月多少钱、和租用比多久回本；可以改用你自己的参数。",
+        ctx.OwnershipContext(
+            rows=results.ownership,
+            unrented=unrented_purchases(cat),
+            inputs=start,
+            defaults=own.defaults if own else None,
+            electricity=list(own.electricity) if own else [],
+            pue=list(own.pue) if own else [],
+            hours_per_month=cat.rules.cost.hours_per_month,
+            data=ownership_form_data(cat, results.ownership, start),
+        ),
+        inputs,
+        hide_toc=True,
+    )
+    pl.add(
+        "buyers.md",
+        "buyers.md.j2",
+        "三类用户怎么选 GPU：个人、API 服务和训练团队",
+        "个人开发者、提供大模型 API 的中小企业和训练团队，各自典型任务按本站规则算出的推荐卡与成本。",
+        ctx.BuyersContext(results.buyers),
+        inputs,
+    )
+    pl.add(
+        "trends.md",
+        "trends.md.j2",
+        "GPU 租赁市场趋势：出口管制、国产卡与显存",
+        f"{len(results.trends.facts)} 条带日期和出处的市场动态，加上从本站规格和报价算出的趋势。",
+        ctx.TrendsContext(results.trends, TREND_TOPIC_NAMES),
+        inputs,
+    )
+
+
+def _reader_disagreement(cat: Catalogue, r: ScenarioResult) -> str | None:
+    """The engine's sentence with GPU names and delivery forms instead of ids."""
+    if r.disagreement is None:
+        return None
+    return reader_ids(r.disagreement, {**{g.id: g.name for g in cat.gpus.values()}, **DELIVERY_NAMES})

@@ -19,7 +19,7 @@ import jinja2
 from generator.data.records import Offer
 from generator.formats import cny, cny_range, gib, num, pct
 from generator.pages import escape
-from generator.pages.names import CURRENCY_SIGNS, UNIT_NAMES
+from generator.pages.names import CURRENCY_SIGNS, UNIT_NAMES, variant
 
 #: Present in every generated text file, near the top; a file without it is hand-written.
 MARKER = "gpu-guide: generated file, do not edit"
@@ -61,6 +61,7 @@ def environment(templates: Path) -> jinja2.Environment:
         cny=cny,
         gib=gib,
         pct=pct,
+        variant=variant,
     )
     return env
 

@@ -25,6 +25,7 @@ class LadderRow:
     """One GPU on the ladder (天梯图), with its price columns."""
 
     rank: int
+    ranked: bool  # False: the tensor figure is unconfirmed, listed after the ranked cards
     id: str
     name: str
     vendor: str
@@ -41,6 +42,11 @@ class LadderRow:
     hour_low: float | None
     cny_per_tflop_hour: float | None
     cny_per_gib_month: float | None
+
+    @property
+    def rank_label(self) -> str:
+        """The place on the ladder, or 未排名 for a card whose tensor figure is unconfirmed."""
+        return str(self.rank) if self.ranked else "未排名"
 
 
 def _number(value: object) -> float | None:
@@ -62,6 +68,7 @@ def ladder_rows(cat: Catalogue, frame: pd.DataFrame) -> list[LadderRow]:
         rows.append(
             LadderRow(
                 rank=int(rec["rank"]),
+                ranked=bool(rec["ranked"]),
                 id=gpu.id,
                 name=gpu.name,
                 vendor=gpu.vendor.value,

@@ -20,6 +20,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from generator.publish.search_cache import private_jieba_cache
+
 
 class SiteBuildError(Exception):
     """MkDocs refused to build; ``messages`` holds its warnings and errors."""
@@ -65,7 +67,7 @@ def build_site(config_file: Path, docs_dir: Path, out_dir: Path, as_of: dt.date,
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, MkDocsException
 
-    _quiet_jieba()
+    private_jieba_cache()  # the plugin does it too (plain `mkdocs build`/`serve`); here before MkDocs loads
     handler = _Collect()
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
@@ -86,12 +88,3 @@ def build_site(config_file: Path, docs_dir: Path, out_dir: Path, as_of: dt.date,
         raise SiteBuildError(handler.messages + [f"mkdocs: {exc}"]) from None
     finally:
         logger.removeHandler(handler)
-
-
-def _quiet_jieba() -> None:
-    """jieba (Chinese search segmentation) logs its dictionary loading at DEBUG to stderr."""
-    try:
-        import jieba
-    except ImportError:  # search then falls back to MkDocs' own segmentation
-        return
-    jieba.setLogLevel(logging.WARNING)

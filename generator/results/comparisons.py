@@ -34,7 +34,7 @@ class Comparison:
 def comparison_pairs(
     cat: Catalogue, rank: Mapping[str, int], scenarios: Mapping[str, ScenarioResult]
 ) -> list[Comparison]:
-    """The pairs that get a page, better-ranked GPU first, in ladder order (``rank``: GPU id -> ladder rank)."""
+    """The pairs that get a page, faster GPU first (``rank``: GPU id -> place by dense TFLOPS)."""
     gap = cat.rules.pages.compare_max_rank_gap
     why: dict[tuple[str, str], list[str]] = {}
 
@@ -46,7 +46,7 @@ def comparison_pairs(
 
     for x, y in combinations(cat.gpus, 2):
         if abs(rank[x] - rank[y]) <= gap:
-            add(x, y, "天梯图上位置相近")
+            add(x, y, "稠密算力相近")
     for r in scenarios.values():
         pick = r.rec.pick
         if pick is None:

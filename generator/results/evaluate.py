@@ -2,7 +2,8 @@
 
 The order matters and has no cycles: the ladder and the scenarios first, then the
 model pages, then the comparison pairs (which need the ladder ranks and the scenario
-picks). :class:`Results` is built once, from all four.
+picks), then the editorial pages (claims, rent or buy, buyers, trends, the explainer),
+which only read what came before. :class:`Results` is built once, from all of them.
 """
 
 from __future__ import annotations
@@ -14,11 +15,16 @@ import pandas as pd
 from generator.data.catalogue import Catalogue
 from generator.data.records import OpenModel
 from generator.engine.sizing import Sizer
+from generator.results.buyers import BuyerResult, buyer_results
+from generator.results.claims import ClaimResult, claim_results
 from generator.results.comparisons import Comparison, comparison_pairs
 from generator.results.ladder import ladder
 from generator.results.market import ProviderSummary, Spread, market_spreads, provider_summaries
+from generator.results.metrics import MetricsResults, metrics_results
 from generator.results.model_pages import ModelPage, cards_to_fit, model_pages
+from generator.results.ownership import OwnershipRow, ownership_rows
 from generator.results.scenarios import ScenarioResult, scenario_results
+from generator.results.trends import TrendResults, trend_results
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,11 @@ class Results:
     fits: dict[str, list[tuple[OpenModel, int | None]]]  # per GPU: cards each LLM needs (GPU pages)
     spreads: dict[str, list[Spread]]  # per GPU: market spread per delivery form (current offers)
     providers: list[ProviderSummary]  # per provider: its current and history offers
+    claims: list[ClaimResult]  # data/claims.yaml, checked
+    ownership: list[OwnershipRow]  # rent or buy at the page's default inputs
+    buyers: list[BuyerResult]  # data/buyers.yaml, with the computed picks
+    trends: TrendResults
+    metrics: MetricsResults  # the explainer's worked examples
 
     @property
     def ranks(self) -> dict[str, int]:
@@ -48,7 +59,9 @@ def evaluate(cat: Catalogue) -> Results:
     sizer = Sizer(cat.rules)  # one memo of estimates for every page of this edition
     table = ladder(cat)
     scenarios = scenario_results(cat, sizer)
-    pairs = comparison_pairs(cat, ladder_ranks(table), scenarios)
+    # Neighbours by dense TFLOPS (unconfirmed figures included): the cards people weigh against each other.
+    places = {str(g): int(p) for g, p in zip(table["id"], table["tflops_place"], strict=True)}
+    pairs = comparison_pairs(cat, places, scenarios)
     models = model_pages(cat, sizer)
     return Results(
         ladder=table,
@@ -58,4 +71,9 @@ def evaluate(cat: Catalogue) -> Results:
         fits=cards_to_fit(cat, sizer),
         spreads=market_spreads(cat),
         providers=provider_summaries(cat),
+        claims=claim_results(cat, table, scenarios, models),
+        ownership=ownership_rows(cat),
+        buyers=buyer_results(cat, scenarios, models),
+        trends=trend_results(cat, table),
+        metrics=metrics_results(cat, models),
     )

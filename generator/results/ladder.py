@@ -1,6 +1,9 @@
 """Tables built from the catalogue with pandas: the ladder and the open-data files.
 
-The ladder ranks GPUs by dense 16-bit tensor TFLOPS (BF16, else FP16). Price
+The ladder ranks GPUs by dense 16-bit tensor TFLOPS (BF16, else FP16), and only those whose
+figure a vendor document confirms: a card whose tensor figure is marked unconfirmed in
+``gpus.yaml`` (a launch claim, a reseller's copy) is listed after every ranked card, with
+``ranked`` false, so an unconfirmed figure never outranks a confirmed one. Price
 columns use the current offers that may price a recommendation (within
 ``rules.prices.fresh_days`` of the edition date, billing tier in
 ``rules.prices.pick_billing``), in yuan per card-month of ``rules.cost.hours_per_month``
@@ -34,6 +37,7 @@ def ladder(cat: Catalogue) -> pd.DataFrame:
         prices = price_summary(cat, gpu.id, pricing)
         tflops = gpu.tensor_tflops
         hour = prices["hour_low"]
+        figure = "bf16_tflops_dense" if gpu.bf16_tflops_dense else "fp16_tflops_dense"
         rows.append(
             {
                 "id": gpu.id,
@@ -52,9 +56,24 @@ def ladder(cat: Catalogue) -> pd.DataFrame:
                 "cny_per_tflop_hour": (hour / tflops) if hour is not None and tflops else None,
                 "cny_per_gib_month": (prices["month_low"] / gpu.memory_gb) if prices["month_low"] else None,
                 "unconfirmed": sorted(f.value for f in gpu.unconfirmed),
+                "ranked": figure not in gpu.unconfirmed_names,
             }
         )
     frame = pd.DataFrame(rows)
-    frame = frame.sort_values(["tensor_tflops", "memory_gb", "id"], ascending=[False, False, True], kind="mergesort")
+    # Place by dense TFLOPS alone, confirmed or not: which GPUs are neighbours (comparison pages).
+    by_tflops = frame.sort_values(
+        ["tensor_tflops", "memory_gb", "id"], ascending=[False, False, True], kind="mergesort"
+    )
+    frame["tflops_place"] = pd.Series(range(1, len(frame) + 1), index=by_tflops.index)
+    frame = frame.sort_values(
+        ["ranked", "tensor_tflops", "memory_gb", "id"], ascending=[False, False, False, True], kind="mergesort"
+    )
+    # Unranked cards keep a place number after the ranked ones (comparison pairs use it); pages
+    # print "未排名" for them.
     frame.insert(0, "rank", range(1, len(frame) + 1))
     return frame.reset_index(drop=True)
+
+
+def by_tflops(frame: pd.DataFrame) -> pd.DataFrame:
+    """The ladder in plain dense-TFLOPS order, confirmed or not (the scatter charts' order)."""
+    return frame.sort_values("tflops_place", kind="mergesort").reset_index(drop=True)

@@ -7,14 +7,15 @@ the ladder or a scenario. The workload each page kind sizes comes from
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Delivery, ModelKind, OpenModel, Precision, Workload
+from generator.data.records import Delivery, ModelKind, Offload, OpenModel, Precision, Workload
 from generator.engine.cost import Usage
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
 from generator.engine.request import Estimate, Request
-from generator.engine.sizing import Sizer, arch_for
+from generator.engine.sizing import Sizer, arch_for, output_tokens
+from generator.results.api_compare import ApiComparison, same_size_prices
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,38 @@ class ModelPage:
     single_card: Estimate  # what one card would have to hold
     rec: Recommendation
     job_tokens_b: float | None
+    #: image models: the same request with the other offload setting (the page shows both)
+    other_offload: Estimate | None = None
+    #: language-model serving: public API prices of models about this size, blended at the page's mix
+    api: tuple[ApiComparison, ...] = ()
+
+    @property
+    def is_image(self) -> bool:
+        return self.model.kind is ModelKind.diffusion
+
+    @property
+    def serving(self) -> bool:
+        """A language model served: the page prices tokens."""
+        return self.workload is Workload.inference and not self.is_image
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.request.context - self.output_tokens
+
+    @property
+    def output_tokens(self) -> int:
+        return self.request.output_tokens or 0
+
+    def cheapest_per_token(self) -> Option | None:
+        """The eligible option with the lowest cost per million tokens at the concurrency memory allows;
+        options whose speed rests on unconfirmed figures only when no other is priced."""
+        priced = [o for o in self.rec.options if o.eligible and o.cost_per_mtok_cny is not None]
+        sure = [o for o in priced if not speed_unconfirmed(o)] or priced
+        return min(sure, key=lambda o: (o.cost_per_mtok_cny or 0.0, o.gpu.id), default=None)
+
+    def fitting_gpus(self, estimate: Estimate) -> list[Option]:
+        """Options whose one card holds ``estimate`` (image models run on one card)."""
+        return [o for o in self.rec.options if estimate.total_gib <= o.sizing.usable_gib]
 
     @property
     def slug(self) -> str:
@@ -44,6 +77,13 @@ class ModelPage:
         return min(options, key=key, default=None)
 
 
+def speed_unconfirmed(o: Option) -> bool:
+    """The option's serving speed rests on a bandwidth or tensor figure no datasheet confirms."""
+    names = o.gpu.unconfirmed_names
+    tensor = "bf16_tflops_dense" if o.gpu.bf16_tflops_dense else "fp16_tflops_dense"
+    return "memory_bandwidth_gbps" in names or tensor in names
+
+
 def model_workloads(model: OpenModel) -> list[Workload]:
     """Diffusion models get an inference page only."""
     if model.kind is ModelKind.diffusion:
@@ -52,12 +92,27 @@ def model_workloads(model: OpenModel) -> list[Workload]:
 
 
 def page_request(cat: Catalogue, model: OpenModel, workload: Workload) -> Request:
-    """The workload a model page sizes: ``rules.pages.model_pages``, the rest from ``rules.defaults``."""
-    spec = getattr(cat.rules.pages.model_pages, workload.value)
-    d = cat.rules.defaults
+    """The workload a model page sizes: ``rules.pages.model_pages``, the rest from ``rules.defaults``.
+
+    Image models use the ``diffusion`` entry (resolution, batch, offload) in their own
+    ``pipeline_precision``; language models the entry of their workload.
+    """
+    pages, d = cat.rules.pages.model_pages, cat.rules.defaults
+    arch = arch_for(model, cat.rules)
+    if model.kind is ModelKind.diffusion:
+        img = pages.diffusion
+        return Request(
+            workload=Workload.inference,
+            arch=arch,
+            precision=model.pipeline_precision or Precision.bf16,
+            batch=img.batch,
+            resolution=img.resolution,
+            offload=img.offload,
+        )
+    spec = getattr(pages, workload.value)
     return Request(
         workload=workload,
-        arch=arch_for(model, cat.rules),
+        arch=arch,
         precision=Precision(spec.precision),
         batch=spec.batch,
         context=spec.context,
@@ -65,15 +120,29 @@ def page_request(cat: Catalogue, model: OpenModel, workload: Workload) -> Reques
         optimizer=d.optimizer,
         lora_rank=d.lora_rank,
         zero_stage=d.zero_stage,
+        output_tokens=output_tokens(spec.output_tokens, spec.context, cat.rules)
+        if workload is Workload.inference
+        else None,
     )
 
 
 def model_page(cat: Catalogue, model: OpenModel, workload: Workload, sizer: Sizer) -> ModelPage:
-    spec = getattr(cat.rules.pages.model_pages, workload.value)
+    job = (
+        None if model.kind is ModelKind.diffusion else getattr(cat.rules.pages.model_pages, workload.value).job_tokens_b
+    )
     req = page_request(cat, model, workload)
-    c = Constraints(usage=Usage.from_rules(cat.rules), job_tokens_b=spec.job_tokens_b)
-    rec = recommend(cat, lambda gpu: sizer.size(req, gpu, spec.job_tokens_b), workload, c)
-    return ModelPage(model, workload, req, sizer.estimate(req), rec, spec.job_tokens_b)
+    c = Constraints(usage=Usage.from_rules(cat.rules), job_tokens_b=job)
+    rec = recommend(cat, lambda gpu: sizer.size(req, gpu, job), workload, c)
+    alt = None
+    api: tuple[ApiComparison, ...] = ()
+    if model.kind is ModelKind.diffusion:
+        other = Offload.model if req.offload is Offload.none else Offload.none
+        alt = sizer.estimate(replace(req, offload=other))
+    elif workload is Workload.inference and req.output_tokens:
+        prompt = req.context - req.output_tokens
+        tolerance = cat.rules.pages.api_size_tolerance
+        api = tuple(same_size_prices(cat.api_prices, model, prompt, req.output_tokens, tolerance))
+    return ModelPage(model, workload, req, sizer.estimate(req), rec, job, alt, api)
 
 
 def model_pages(cat: Catalogue, sizer: Sizer) -> list[ModelPage]:

@@ -12,6 +12,7 @@ from generator.engine.cost import Usage
 from generator.engine.recommend import Recommendation, editor_disagreement, for_scenario, scenario_usage
 from generator.engine.request import Request
 from generator.engine.sizing import Sizer, scenario_request
+from generator.results.api_compare import ApiComparison, same_size_prices
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,8 @@ class ScenarioResult:
     usage: Usage  # the month of use, likewise
     rec: Recommendation
     disagreement: str | None  # a sentence when the editor's pick differs from the computed one
+    #: language-model serving: public API prices of models about this size, blended at the scenario's mix
+    api: tuple[ApiComparison, ...] = ()
 
 
 def scenario_results(cat: Catalogue, sizer: Sizer) -> dict[str, ScenarioResult]:
@@ -30,8 +33,14 @@ def scenario_results(cat: Catalogue, sizer: Sizer) -> dict[str, ScenarioResult]:
     out = {}
     for s in cat.scenarios.values():
         rec = for_scenario(cat, s, sizer)
-        request = scenario_request(s, cat.models[s.model], cat.rules)
-        out[s.id] = ScenarioResult(s, request, scenario_usage(s, cat.rules), rec, editor_disagreement(s, rec))
+        model = cat.models[s.model]
+        request = scenario_request(s, model, cat.rules)
+        api: tuple[ApiComparison, ...] = ()
+        if request.output_tokens:
+            prompt = request.context - request.output_tokens
+            tolerance = cat.rules.pages.api_size_tolerance
+            api = tuple(same_size_prices(cat.api_prices, model, prompt, request.output_tokens, tolerance))
+        out[s.id] = ScenarioResult(s, request, scenario_usage(s, cat.rules), rec, editor_disagreement(s, rec), api)
     return out
 
 

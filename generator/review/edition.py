@@ -11,12 +11,17 @@ the same comparison ``gpu-guide diff`` makes, in plain Chinese:
 from __future__ import annotations
 
 import datetime as dt
+import errno
+import os
 import sys
 from pathlib import Path
 
+from generator.data.validate import forbidden_character
 from generator.formats import cny
 from generator.pages import escape
 from generator.pipeline import Project, generate
+from generator.publish.lock import write_lock
+from generator.publish.staging import Interrupted, OutputError
 from generator.review.compare import Report
 from generator.review.git import DiffError
 from generator.review.report import diff_report
@@ -78,6 +83,12 @@ def entry_yaml(date: str, title: str, base: str, lines: list[str]) -> str:
 
 
 def run_edition(project: Project, base: str, date: dt.date | None, title: str | None) -> int:
+    if title:
+        bad = forbidden_character(title)
+        if bad is not None:
+            what = "control character" if bad[1] == "control" else "direction control"
+            print(f"gpu-guide edition: --title contains the invisible {what} {bad[0]}; remove it", file=sys.stderr)
+            return 2
     try:
         report = diff_report(project, base)
     except DiffError as exc:
@@ -92,10 +103,31 @@ def run_edition(project: Project, base: str, date: dt.date | None, title: str | 
     day = (date or gen.catalogue.as_of).isoformat()
     text = entry_yaml(day, title or f"{day} 数据更新", report.base_commit[:12], lines)
     path: Path = project.data / "editions.yaml"
-    if not path.is_file():
-        path.write_text(HEADER, encoding="utf-8")
-    with path.open("a", encoding="utf-8") as fh:
-        fh.write(text)
     shown = path.relative_to(project.root) if path.is_relative_to(project.root) else path
+    with write_lock(project.root):
+        _append(path, shown, text)
     print(f"Appended to {shown}:\n{text}", end="")
     return 0
+
+
+def _append(path: Path, shown: Path, text: str) -> None:
+    """Append ``text`` (with the header when the file is new) in one write, never through a link."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        try:
+            fd = os.open(path, flags)
+            data = text
+        except FileNotFoundError:
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644)
+            data = HEADER + text
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OutputError(
+                f"{shown} is a symbolic link; edition never writes through links: replace it with the real file"
+            ) from None
+        raise OutputError(f"cannot write {shown}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(data)
+    except KeyboardInterrupt:
+        raise Interrupted(f"{shown} may hold part of the new entry; check it before committing.") from None

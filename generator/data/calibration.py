@@ -1,0 +1,138 @@
+"""Typed records of the calibration set (``docs-dev/calibration/*.yaml``): published training
+runs, serving measurements and image-model memory peaks, each with its source, where in the
+source, and the source's own words.
+
+A case file holds ``training``, ``serving`` and/or ``diffusion`` lists and says whether it is
+``held_out`` (checked the same way, reported apart: cases nobody tuned a constant on). A new
+file dropped into the folder is read, checked and reported with the others.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, Strict, model_validator
+
+from generator.data.load import load_file
+from generator.data.problems import Problem
+from generator.data.records import ComponentRole, HttpUrl, Offload, Precision, Record, ShortText, Slug, Text, Workload
+
+Confidence = Literal["high", "medium", "low"]
+PrecisionName = Annotated[Precision, Strict(False)]
+
+
+class CaseArch(Record):
+    """A model's shape as the source (or its config.json) gives it."""
+
+    params_b: float = Field(gt=0, description="Total parameters, billions (all experts).")
+    layers: int = Field(ge=1)
+    hidden: int = Field(ge=64)
+    heads: int | None = Field(default=None, ge=1)
+    kv_heads: int | None = Field(default=None, ge=1)
+    head_dim: int | None = Field(default=None, ge=8)
+    intermediate: int | None = Field(default=None, ge=64)
+    vocab: int | None = Field(default=None, ge=256)
+    experts: int | None = Field(default=None, ge=2)
+    experts_per_token: int | None = Field(default=None, ge=1)
+    active_params_b: float | None = Field(default=None, gt=0)
+    tied_embeddings: bool = False
+
+
+class _Case(Record):
+    id: Slug
+    model: ShortText = Field(description="The model as the source names it.")
+    source: HttpUrl
+    where: ShortText = Field(description="Where in the source the figure is.")
+    quote: Text = Field(description="The source's own words or table row.")
+    confidence: Confidence
+    note: Text | None = None
+
+
+class TrainingCase(_Case):
+    """A published training run or throughput benchmark."""
+
+    arch: CaseArch
+    gpu: Slug = Field(description="gpus.yaml id.")
+    gpu_overrides: dict[str, float | int | str] = Field(default_factory=dict, description="Figures that differ.")
+    workload: Annotated[Workload, Strict(False)] = Workload.pretrain
+    context: int = Field(ge=64, description="Sequence length of the run.")
+    gpus: int = Field(ge=1, description="Cards of the run (GPU-hours do not depend on it when none is published).")
+    tokens_b: float | None = Field(default=None, gt=0, description="Tokens trained on, billions.")
+    metric: Literal["gpu_hours", "wall_hours", "tokens_per_s_per_gpu"]
+    published: float = Field(gt=0)
+
+    @model_validator(mode="after")
+    def _tokens(self) -> TrainingCase:
+        if self.metric != "tokens_per_s_per_gpu" and self.tokens_b is None:
+            raise ValueError(f"metric {self.metric} needs tokens_b")
+        return self
+
+
+class ServingCase(_Case):
+    """A published serving measurement."""
+
+    kind: Literal["decode_single", "decode_tp", "decode_quant", "throughput", "ttft"]
+    arch: CaseArch
+    gpu: Slug
+    gpu_overrides: dict[str, float | int | str] = Field(default_factory=dict)
+    gpus: int = Field(ge=1, description="Cards of the tensor-parallel group.")
+    precision: PrecisionName
+    kv_precision: PrecisionName | None = None
+    batch: int | None = Field(default=None, ge=1, description="Concurrent requests; null: as many as memory allows.")
+    max_concurrency: int | None = Field(default=None, ge=1, description="The engine's cap when batch is null.")
+    prompt_tokens: int = Field(ge=1)
+    output_tokens: int = Field(ge=1)
+    metric: Literal["per_token_ms", "output_tokens_per_s", "request_latency_s", "ttft_ms"]
+    per_gpu: bool = Field(default=False, description="The published rate is per GPU, not for the whole group.")
+    published: float = Field(gt=0)
+    engine: ShortText
+
+
+class CaseComponent(Record):
+    role: Annotated[ComponentRole, Strict(False)]
+    name: ShortText
+    params: int = Field(ge=1)
+    fp32_decode_in_fp16: bool = False
+    fp32_params_in_fp16: int = Field(default=0, ge=0)
+
+
+class DiffusionCase(_Case):
+    """A published peak-memory measurement of an image-generation pipeline."""
+
+    components: list[CaseComponent] = Field(min_length=1)
+    denoiser_passes: int = Field(ge=1, le=4)
+    precision: PrecisionName
+    batch: int = Field(ge=1)
+    resolution: int = Field(ge=64)
+    offload: Annotated[Offload, Strict(False)] = Offload.none
+    metric: Literal["peak_gib"]
+    published: float = Field(gt=0)
+
+
+class CalibrationFile(Record):
+    """One file of ``docs-dev/calibration/``."""
+
+    description: Text
+    held_out: bool = Field(description="true: no constant was tuned on these cases; reported apart.")
+    training: list[TrainingCase] = Field(default_factory=list)
+    serving: list[ServingCase] = Field(default_factory=list)
+    diffusion: list[DiffusionCase] = Field(default_factory=list)
+
+
+def load_calibration(folder: Path) -> tuple[dict[str, CalibrationFile], list[Problem]]:
+    """Every ``*.yaml`` in ``folder``, by file name, with the problems of those that do not validate."""
+    from generator.data.validate import validate_document
+
+    files: dict[str, CalibrationFile] = {}
+    problems: list[Problem] = []
+    for path in sorted(folder.glob("*.yaml")):
+        doc, found = load_file(path, path.name, root="held_out")
+        problems += found
+        if doc is None:
+            continue
+        record, found = validate_document(doc, CalibrationFile)
+        problems += found
+        if isinstance(record, CalibrationFile):
+            files[path.name] = record
+    return files, problems

@@ -1,0 +1,147 @@
+"""Run the calibration set through the engine: each case's prediction against its published figure.
+
+The ratio reported for a case is predicted / published in SPEED terms for training and serving
+(for a time, published time / predicted time: above 1 the engine is faster than the source) and
+predicted / published memory for image models (above 1 the engine aims high). The bands the
+tests apply (median 0.8–1.25, every case 0.5–2) are symmetric on a log scale, so the direction
+does not change which cases pass.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from generator.data.calibration import CalibrationFile, CaseArch, DiffusionCase, ServingCase, TrainingCase
+from generator.data.records import Gpu, ModelKind, Precision, Workload
+from generator.data.rules import Rules
+from generator.engine import memory, speed
+from generator.engine.arch import Arch, Component
+from generator.engine.request import Request
+from generator.engine.units import SECONDS_PER_HOUR
+
+#: Metrics that are times: a larger published value means slower.
+TIME_METRICS = frozenset({"gpu_hours", "wall_hours", "per_token_ms", "request_latency_s", "ttft_ms"})
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    file: str
+    held_out: bool
+    group: str  # training | serving | diffusion
+    kind: str  # serving: decode_single, decode_tp ...; otherwise the group
+    id: str
+    metric: str
+    published: float
+    predicted: float
+
+    @property
+    def ratio(self) -> float:
+        """Predicted / published speed (training, serving) or memory (diffusion)."""
+        if self.metric in TIME_METRICS:
+            return self.published / self.predicted
+        return self.predicted / self.published
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    group: str
+    held_out: bool
+    cases: int
+    median: float
+    worst: CaseResult  # the case farthest from 1 on a log scale
+    low: float
+    high: float
+
+
+def _arch(a: CaseArch, rules: Rules) -> Arch:
+    return Arch.from_params(
+        a.params_b, layers=a.layers, hidden=a.hidden, heads=a.heads, kv_heads=a.kv_heads, vocab=a.vocab,
+        intermediate=a.intermediate, head_dim=a.head_dim, experts=a.experts, experts_per_token=a.experts_per_token,
+        active_params_b=a.active_params_b, tied_embeddings=a.tied_embeddings, defaults=rules.memory.arch_defaults,
+    )  # fmt: skip
+
+
+def _gpu(gpus: dict[str, Gpu], gpu_id: str, overrides: dict[str, float | int | str]) -> Gpu:
+    try:
+        base = gpus[gpu_id]
+    except KeyError:
+        raise ValueError(f"unknown GPU {gpu_id!r}; use an id from data/gpus.yaml and gpu_overrides") from None
+    return base.model_copy(update=overrides) if overrides else base
+
+
+def predict_training(case: TrainingCase, gpus: dict[str, Gpu], rules: Rules) -> float:
+    gpu = _gpu(gpus, case.gpu, case.gpu_overrides)
+    req = Request(case.workload, _arch(case.arch, rules), Precision.bf16, context=case.context, gpus=case.gpus)
+    if case.metric == "tokens_per_s_per_gpu":
+        probe = 1e12
+        t = speed.training_hours(req, probe, gpu, case.gpus, rules)
+        return probe / (t.step_hours * SECONDS_PER_HOUR) / case.gpus  # a benchmark's steady state
+    t = speed.training_hours(req, (case.tokens_b or 0) * 1e9, gpu, case.gpus, rules)
+    return t.gpu_hours if case.metric == "gpu_hours" else t.hours
+
+
+def predict_serving(case: ServingCase, gpus: dict[str, Gpu], rules: Rules) -> float:
+    gpu = _gpu(gpus, case.gpu, case.gpu_overrides)
+    n = case.gpus
+    context = case.prompt_tokens + case.output_tokens
+    req = Request(
+        Workload.inference, _arch(case.arch, rules), case.precision, kv_precision=case.kv_precision,
+        batch=case.batch or 1, context=context, gpus=n,
+    )  # fmt: skip
+    batch = case.batch or speed.max_concurrency(req, gpu, n, rules, cap=case.max_concurrency)[0]
+    point = speed.serve(req, gpu, n, rules, case.prompt_tokens, case.output_tokens, batch)
+    if case.metric == "ttft_ms":
+        return speed.prefill_seconds(req, gpu, n, rules, case.prompt_tokens, batch) * 1000
+    if case.metric == "per_token_ms":
+        return point.step_s * 1000
+    if case.metric == "request_latency_s":
+        return point.wave_s
+    rate = point.output_tokens_per_s
+    return rate / n if case.per_gpu else rate
+
+
+def predict_diffusion(case: DiffusionCase, rules: Rules) -> float:
+    parts = tuple(
+        Component(c.role, c.name, float(c.params), c.fp32_decode_in_fp16, float(c.fp32_params_in_fp16))
+        for c in case.components
+    )
+    total_b = sum(c.params for c in case.components) / 1e9
+    arch = Arch.diffusion(total_b, parts, case.denoiser_passes, rules.memory.arch_defaults)
+    assert arch.kind is ModelKind.diffusion
+    req = Request(
+        Workload.inference, arch, case.precision, batch=case.batch, resolution=case.resolution, offload=case.offload
+    )
+    return memory.estimate(req, rules.memory).total_gib
+
+
+def run(files: dict[str, CalibrationFile], gpus: dict[str, Gpu], rules: Rules) -> list[CaseResult]:
+    """Every case of every file, in file order."""
+    out: list[CaseResult] = []
+    for name, f in files.items():
+        for t in f.training:
+            out.append(CaseResult(name, f.held_out, "training", "training", t.id, t.metric, t.published,
+                                  predict_training(t, gpus, rules)))  # fmt: skip
+        for s in f.serving:
+            out.append(CaseResult(name, f.held_out, "serving", s.kind, s.id, s.metric, s.published,
+                                  predict_serving(s, gpus, rules)))  # fmt: skip
+        for d in f.diffusion:
+            out.append(CaseResult(name, f.held_out, "diffusion", "diffusion", d.id, d.metric, d.published,
+                                  predict_diffusion(d, rules)))  # fmt: skip
+    return out
+
+
+def summarise(results: list[CaseResult]) -> list[GroupSummary]:
+    """Median and worst ratio per (group, held_out), groups in a fixed order."""
+    import math
+
+    out = []
+    for group in ("training", "serving", "diffusion"):
+        for held in (False, True):
+            mine = [r for r in results if r.group == group and r.held_out is held]
+            if not mine:
+                continue
+            ratios = [r.ratio for r in mine]
+            worst = max(mine, key=lambda r: abs(math.log(r.ratio)))
+            out.append(GroupSummary(group, held, len(mine), statistics.median(ratios), worst, min(ratios), max(ratios)))
+    return out

@@ -1,0 +1,68 @@
+"""How the cards of one job are connected, in the engine's terms and in the page's words.
+
+Everything here is derived from two fields of ``gpus.yaml``: ``interconnect`` (null for PCIe
+only) and ``form_factor``. SXM and OAM modules link every card of a server; PCIe cards with
+an interconnect (A100 PCIe with an NVLink bridge, H100 NVL) are bridged two by two, and the
+pairs talk to each other over PCIe.
+"""
+
+from __future__ import annotations
+
+from generator.data.records import Gpu
+from generator.data.rules import LinkKind, MemoryRules, SpeedRules
+from generator.engine.units import GIGA
+
+#: A bridge joins this many cards.
+BRIDGE_CARDS = 2
+
+
+def is_bridged(gpu: Gpu) -> bool:
+    """A PCIe card with a scale-up bridge between pairs (NVLink bridge, H100 NVL)."""
+    return gpu.interconnect is not None and not gpu.has_nvlink_class_link
+
+
+def link_kind(gpu: Gpu, cards: int, rules: MemoryRules) -> LinkKind:
+    """How the cards of one job talk: single, nvlink, pcie, or multi_node (beyond one server)."""
+    if cards <= 1:
+        return LinkKind.single
+    if cards > rules.inference.max_tensor_parallel:
+        return LinkKind.multi_node
+    if gpu.has_nvlink_class_link or (is_bridged(gpu) and cards <= BRIDGE_CARDS):
+        return LinkKind.nvlink
+    return LinkKind.pcie
+
+
+def describe_link(gpu: Gpu, cards: int) -> str:
+    """The cards' connection in plain Chinese, from the interconnect fields (never "only PCIe"
+    for a card that has a bridge)."""
+    link = gpu.interconnect
+    speed = f"，每卡 {gpu.interconnect_gbps:g} GB/s" if gpu.interconnect_gbps else ""
+    if cards <= 1:
+        return "单卡"
+    if link is None:
+        return f"卡间只有 PCIe {gpu.pcie_gen}.0，没有 NVLink 等高速互联"
+    if gpu.has_nvlink_class_link:
+        return f"卡间 {link} 全互联{speed}"
+    if cards <= BRIDGE_CARDS:
+        return f"两张卡用 {link} 桥接{speed}"
+    return f"{link} 只能两两桥接，桥接对之间走 PCIe {gpu.pcie_gen}.0"
+
+
+def link_gbps_per_direction(gpu: Gpu, cards: int, memory: MemoryRules, speed: SpeedRules) -> float:
+    """Bandwidth one card sends at during an all-reduce, GB/s (half the bidirectional NVLink figure)."""
+    kind = link_kind(gpu, cards, memory)
+    if kind in (LinkKind.nvlink, LinkKind.multi_node) and gpu.interconnect_gbps:
+        return gpu.interconnect_gbps / 2
+    return speed.decode.pcie_gbps.of(gpu.pcie_gen)
+
+
+def allreduce_seconds(gpu: Gpu, tp: int, message_bytes: float, memory: MemoryRules, speed: SpeedRules) -> float:
+    """One ring all-reduce of ``message_bytes`` over ``tp`` cards: a fixed latency per link kind plus
+    2·(tp−1)/tp of the message at the link's per-direction bandwidth (NCCL ring algorithm)."""
+    if tp <= 1:
+        return 0.0
+    kind = link_kind(gpu, tp, memory)
+    lat = speed.decode.allreduce_latency_us
+    latency = (lat.nvlink if kind is LinkKind.nvlink else lat.pcie) * 1e-6
+    bw = link_gbps_per_direction(gpu, tp, memory, speed) * GIGA
+    return latency + 2 * (tp - 1) / tp * message_bytes / bw

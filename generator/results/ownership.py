@@ -1,0 +1,164 @@
+"""租还是买: the monthly cost of owning a card against renting one, and the break-even month.
+
+For one purchase price (a card, or a server of ``cards`` cards) and the inputs a reader can
+change (hours a day, years kept, electricity price, PUE, resale share, hosting per kW):
+
+* owning one card for a month costs
+  ``price / cards × (1 − resale) / (12 × years)`` (depreciation to the resale value)
+  ``+ TDP kW × PUE × hours × electricity price`` (power while it works)
+  ``+ TDP kW × hosting per kW-month`` (rack space, cooling and network, all month);
+* renting one card for the same hours costs the cheapest current offer's rent for one
+  whole instance (hourly offers billed by the hour, monthly offers in full;
+  :func:`generator.engine.cost.monthly_cost`) divided by the instance's cards: everything
+  is compared per card, a server price and an 8-card rental alike;
+* break-even: ``price / cards ÷ (rent − power − hosting)`` months, the time after which the
+  purchase has paid for itself from the rent it saves (resale not counted); none when renting
+  costs no more than running the card.
+
+``docs/javascripts/ownership.js`` mirrors :func:`own_month`, :func:`rent_month` and
+:func:`break_even_months` for the page's form; tests compare both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from generator.data.catalogue import Catalogue
+from generator.data.editorial import OwnershipFile, Purchase, SourcedValue
+from generator.data.records import Gpu, Offer
+from generator.data.rules import CostRules
+from generator.engine import cost as costs
+from generator.results.prices import current_offers
+
+DAY_HOURS = 24.0
+MONTHS_PER_YEAR = 12.0
+
+
+@dataclass(frozen=True)
+class OwnershipInputs:
+    """The numbers a reader can change on the page."""
+
+    hours_per_day: float
+    years: float
+    electricity_cny_per_kwh: float
+    pue: float
+    resale_fraction: float
+    hosting_cny_per_kw_month: float
+
+    def with_changes(self, **changes: float) -> OwnershipInputs:
+        return replace(self, **changes)
+
+
+def default_inputs(own: OwnershipFile) -> OwnershipInputs:
+    """The page's starting inputs: the chosen electricity and PUE entries and the assumptions."""
+    d = own.defaults
+    return OwnershipInputs(
+        hours_per_day=d.hours_per_day.value,
+        years=d.years.value,
+        electricity_cny_per_kwh=chosen(own.electricity, d.electricity).value,
+        pue=chosen(own.pue, d.pue).value,
+        resale_fraction=d.resale_fraction.value,
+        hosting_cny_per_kw_month=d.hosting_cny_per_kw_month.value,
+    )
+
+
+def chosen(entries: list[SourcedValue], entry_id: str) -> SourcedValue:
+    """The entry with ``entry_id`` (validate.editorial_check makes sure it exists)."""
+    return next(e for e in entries if e.id == entry_id)
+
+
+def hours_per_month(inputs: OwnershipInputs, rules: CostRules) -> float:
+    """Hours of use in a month of ``rules.hours_per_month`` hours."""
+    return inputs.hours_per_day * rules.hours_per_month / DAY_HOURS
+
+
+@dataclass(frozen=True)
+class OwnMonth:
+    """A month of owning one card, in yuan."""
+
+    depreciation: float
+    power: float
+    hosting: float
+
+    @property
+    def total(self) -> float:
+        return self.depreciation + self.power + self.hosting
+
+    @property
+    def running(self) -> float:
+        """What the card costs to keep working, without the purchase itself."""
+        return self.power + self.hosting
+
+
+def own_month(price_per_card: float, tdp_w: float, inputs: OwnershipInputs, rules: CostRules) -> OwnMonth:
+    kw = tdp_w / 1000
+    return OwnMonth(
+        depreciation=price_per_card * (1 - inputs.resale_fraction) / (MONTHS_PER_YEAR * inputs.years),
+        power=kw * inputs.pue * hours_per_month(inputs, rules) * inputs.electricity_cny_per_kwh,
+        hosting=kw * inputs.hosting_cny_per_kw_month,
+    )
+
+
+def rent_month(offer: Offer, inputs: OwnershipInputs, pricing: costs.Pricing) -> float:
+    """Rent per card for a month of the inputs' hours: one whole instance of ``offer``, per card (in yuan:
+    a per-card or foreign price goes through ``pricing``)."""
+    usage = costs.Usage(hours_per_month(inputs, pricing.rules), disk_gb=0.0, egress_gb_month=0.0, public_ip=False)
+    return costs.monthly_cost(offer, offer.cards, usage, pricing).gpu_rent / offer.cards
+
+
+def break_even_months(price_per_card: float, rent: float, own: OwnMonth) -> float | None:
+    """Months until the rent saved pays for the card; None when owning never catches up."""
+    saved = rent - own.running
+    return price_per_card / saved if saved > 0 else None
+
+
+@dataclass(frozen=True)
+class OwnershipRow:
+    """One purchase price against the cheapest current rent of the same GPU."""
+
+    purchase: Purchase
+    gpu: Gpu
+    price_per_card: float
+    own: OwnMonth
+    rent: float
+    rent_offer: Offer
+    break_even: float | None
+
+    @property
+    def cheaper(self) -> str:
+        """'own' or 'rent': which costs less per month over the years kept."""
+        return "own" if self.own.total < self.rent else "rent"
+
+
+def cheapest_rent(cat: Catalogue, gpu_id: str, inputs: OwnershipInputs) -> tuple[float, Offer] | None:
+    """Lowest per-card rent among the GPU's current offers (ties: offer id)."""
+    pricing = costs.pricing_of(cat)
+    found = [(rent_month(o, inputs, pricing), o) for o in current_offers(cat, gpu_id)]
+    return min(found, key=lambda f: (round(f[0], 6), f[1].id), default=None)
+
+
+def ownership_rows(cat: Catalogue, inputs: OwnershipInputs | None = None) -> list[OwnershipRow]:
+    """A row per purchase price whose GPU has a current rental price, in the file's order."""
+    own = cat.ownership
+    if own is None:
+        return []
+    inputs = inputs or default_inputs(own)
+    rows = []
+    for p in own.purchases:
+        rent = cheapest_rent(cat, p.gpu, inputs)
+        if rent is None:
+            continue
+        gpu = cat.gpus[p.gpu]
+        per_card = p.price_cny / p.cards
+        month = own_month(per_card, gpu.tdp_w, inputs, cat.rules.cost)
+        rows.append(
+            OwnershipRow(p, gpu, per_card, month, rent[0], rent[1], break_even_months(per_card, rent[0], month))
+        )
+    return rows
+
+
+def unrented_purchases(cat: Catalogue) -> list[tuple[Purchase, Gpu]]:
+    """Purchase prices of GPUs with no current rental price (listed, not compared)."""
+    if cat.ownership is None:
+        return []
+    return [(p, cat.gpus[p.gpu]) for p in cat.ownership.purchases if not current_offers(cat, p.gpu)]

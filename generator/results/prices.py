@@ -1,0 +1,44 @@
+"""Which rental prices count as current, and the cheapest card-month among them.
+
+A price is *current* when it is at most ``rules.prices.fresh_days`` older than the newest
+price in the data (the edition date, never today's date) and no newer price of the same
+product ``replaces`` it (:meth:`Catalogue.is_current`), the same test the pages use to
+show a price as history. The prices that stand for today's market here are the current
+ones in a billing tier that may price a recommendation (``rules.prices.pick_billing``: a
+spot price that can be taken back is not a rent anyone can plan on), in yuan through
+:class:`generator.engine.cost.Pricing`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from generator.data.catalogue import Catalogue
+from generator.data.records import Offer
+from generator.engine import cost as costs
+
+
+def is_current(cat: Catalogue, offer: Offer) -> bool:
+    """Whether ``offer`` is recent enough to stand for today's market in this edition."""
+    return cat.is_current(offer)
+
+
+def current_offers(cat: Catalogue, gpu_id: str) -> list[Offer]:
+    """The GPU's current offers in a billing tier that may price a recommendation."""
+    return [o for o in cat.pickable_offers if o.gpu == gpu_id]
+
+
+@dataclass(frozen=True)
+class CardMonth:
+    """The lowest price of one card for a month, and the offer it comes from."""
+
+    cny: float
+    offer: Offer
+
+
+def cheapest_card_month(cat: Catalogue, gpu_id: str, *, current_only: bool = True) -> CardMonth | None:
+    """Lowest per-card-month price (low end of a range) of a GPU; ties go to the offer id."""
+    offers = current_offers(cat, gpu_id) if current_only else cat.offers_for(gpu_id)
+    pricing = costs.pricing_of(cat)
+    priced = [CardMonth(costs.card_month_cny(o, pricing, o.ends[0]), o) for o in sorted(offers, key=lambda o: o.id)]
+    return min(priced, key=lambda c: round(c.cny, 6), default=None)

@@ -1,0 +1,113 @@
+"""``gpu-guide serve``: its MkDocs child never outlives it, and a busy port is an error.
+
+Issue 10: SIGTERM to ``serve`` orphaned its MkDocs child, which kept the port, and the
+next ``serve`` printed a traceback and exited 0. These tests run ``serve`` as a real
+process on a free port, wait until the preview answers, stop it the way a terminal or
+a service manager would, and check that the child is gone and the port free again.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from generator.cli.main import main
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def answers(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(c) for c in path.read_text().split()] if path.exists() else []
+
+
+def gone(pid: int) -> bool:
+    """True once ``pid`` has exited (and was reaped, or is a zombie of a dead parent)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return True
+    return fields[0] == "Z"
+
+
+def wait_for(check, seconds: float) -> bool:  # type: ignore[no-untyped-def]
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if check():
+            return True
+        time.sleep(0.2)
+    return bool(check())
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc to find the MkDocs child")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=lambda s: s.name)
+def test_stopping_serve_stops_its_mkdocs_child(mini: Path, sig: signal.Signals) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "generator", "--root", str(mini), "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert wait_for(lambda: answers(port), 120), "the preview never answered"
+        [child] = children(proc.pid)
+        proc.send_signal(sig)
+        _out, err = proc.communicate(timeout=60)
+        if sig is signal.SIGKILL:
+            # serve had no say: Linux sends its child SIGTERM (PR_SET_PDEATHSIG) all the same.
+            assert proc.returncode == -signal.SIGKILL
+        else:
+            assert proc.returncode == 0, err
+            assert err.endswith("gpu-guide serve: stopped\n"), err
+            assert "Traceback" not in err
+        assert wait_for(lambda: gone(child), 30), "the MkDocs child outlived serve"
+        assert wait_for(lambda: not answers(port), 30), "the port is still taken"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in children(proc.pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_busy_port_is_an_error(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs_before = sorted(p.relative_to(mini).as_posix() for p in (mini / "docs").rglob("*"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = main(["--root", str(mini), "serve", "--dev-addr", f"127.0.0.1:{port}"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (1, "")
+    assert err == (
+        f"gpu-guide serve: cannot listen on 127.0.0.1:{port}: Address already in use. Is another preview still "
+        "running? Stop it, or pass --dev-addr with another port.\n"
+    )
+    # Refused before anything was written.
+    assert sorted(p.relative_to(mini).as_posix() for p in (mini / "docs").rglob("*")) == docs_before
+
+
+@pytest.mark.parametrize("addr", ["8000", "localhost:", ":8000", "127.0.0.1:99999", "127.0.0.1:http"])
+def test_malformed_address_is_a_usage_error(mini: Path, capsys: pytest.CaptureFixture[str], addr: str) -> None:
+    assert main(["--root", str(mini), "serve", "--dev-addr", addr]) == 2
+    assert capsys.readouterr().err == (
+        f"gpu-guide serve: --dev-addr must be HOST:PORT, e.g. 127.0.0.1:8000; got {addr!r}\n"
+    )
