@@ -23,7 +23,7 @@ from generator.data.validate import load_catalogue
 from generator.pages import charts, svg
 from generator.pages.charts import Bar, Point, bar_chart, scatter_chart
 from generator.pages.render import MARKER
-from generator.results.ladder import by_tflops, ladder
+from generator.results.ladder import ladder
 
 NS = "{http://www.w3.org/2000/svg}"
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,7 +103,7 @@ def label_texts(doc: str) -> list[str]:
 
 def test_every_chart_is_an_accessible_scalable_svg(real: tuple[Catalogue, pd.DataFrame]) -> None:
     cat, frame = real
-    for name, doc in charts.inline_charts(frame, cat).items():
+    for name, doc in charts.ladder_page_charts(frame, cat).items():
         root = parse(doc)
         assert root.tag == NS + "svg" and root.get("role") == "img", name
         assert root.get("width") == "100%" and root.get("height") is None, name
@@ -117,11 +117,7 @@ def test_every_chart_is_an_accessible_scalable_svg(real: tuple[Catalogue, pd.Dat
 
 def test_standalone_files_carry_marker_style_and_background(real: tuple[Catalogue, pd.DataFrame]) -> None:
     cat, frame = real
-    files = {
-        "ladder": charts.ladder_chart(frame),
-        "price": charts.price_performance_chart(frame, cat),
-        "memory": charts.memory_bandwidth_chart(frame),
-    }
+    files = {name: charts.standalone(doc) for name, doc in charts.ladder_page_charts(frame, cat).items()}
     for name, data in files.items():
         assert data.startswith(b'<?xml version="1.0" encoding="UTF-8"?>\n'), name
         assert f"<!-- {MARKER} -->".encode() in data[:4096], name
@@ -133,14 +129,12 @@ def test_standalone_files_carry_marker_style_and_background(real: tuple[Catalogu
 
 def test_same_input_same_bytes(real: tuple[Catalogue, pd.DataFrame]) -> None:
     cat, frame = real
-    assert charts.inline_charts(frame, cat) == charts.inline_charts(frame.copy(), cat)
-    assert charts.ladder_chart(frame) == charts.ladder_chart(frame)
-    assert charts.price_performance_chart(frame, cat) == charts.price_performance_chart(frame, cat)
+    assert charts.ladder_page_charts(frame, cat) == charts.ladder_page_charts(frame.copy(), cat)
 
 
 def test_inline_chart_passes_through_markdown_untouched(real: tuple[Catalogue, pd.DataFrame]) -> None:
     cat, frame = real
-    doc = charts.inline_charts(frame, cat)["price"]
+    doc = charts.ladder_page_charts(frame, cat)["price"]
     page = f'Text.\n\n<figure class="gpu-chart" markdown="0">\n{doc}</figure>\n\n[SVG 原图](x.svg)\n'
     html = markdown.markdown(page, extensions=["tables", "admonition", "attr_list", "toc"])
     assert doc.strip() in html
@@ -155,44 +149,46 @@ def named_in(doc: str) -> str:
     return " ".join(label_texts(doc) + [n.findtext(NS + "title") or "" for n in notes])
 
 
-def test_real_charts_are_readable_and_label_every_gpu(real: tuple[Catalogue, pd.DataFrame]) -> None:
+def key_entries(doc: str) -> dict[str, str]:
+    """The numbered key under a scatter chart: number → name (the full name where it was cut)."""
+    found: dict[str, str] = {}
+    items = [t for t in texts(parse(doc)) if t.get("class") != "lbl"]
+    for num, name in itertools.pairwise(items):
+        if (num.text or "").isdigit() and num.get("font-weight") == "bold":
+            found[num.text or ""] = name.findtext(NS + "title") or name.text or ""
+    return found
+
+
+def test_real_charts_are_readable_and_key_every_gpu(real: tuple[Catalogue, pd.DataFrame]) -> None:
+    """As the site builds them (pages/files.py): the bar chart names every GPU in ladder order; the
+    scatter charts mark each GPU with its ladder number, every mark is placed (no "图中未标注" note),
+    and the key under the chart maps each number to its GPU."""
     cat, frame = real
-    # As the site builds them (pages/plan.py, pages/files.py): the bar chart in ranking order
-    # (unconfirmed tensor figures after the ranked cards), the scatter charts in dense-TFLOPS order.
-    docs = {**charts.inline_charts(by_tflops(frame), cat), "ladder": charts.inline_charts(frame, cat)["ladder"]}
+    docs = charts.ladder_page_charts(frame, cat)
     for name, doc in docs.items():
         assert_readable(doc)
-        if name == "ladder":  # the scatter charts: see test_scatter_charts_label_every_gpu
-            assert "图中未标注" not in doc, name
+        assert "图中未标注" not in doc, name
     bars = label_texts(docs["ladder"])
     assert bars[: len(frame)] == list(frame["name"])  # best first, in ladder order
+    number = {str(g): str(i) for i, g in enumerate(frame["name"], 1)}
     priced = {p.label for p in charts.price_points(frame, cat)}
     for name, gpus in (("memory", list(frame["name"])), ("price", [g for g in frame["name"] if g in priced])):
-        shown = named_in(docs[name])
-        for gpu_name in gpus:  # merged labels keep every name's distinguishing word
-            assert gpu_name.split(" ")[0] in shown, (name, gpu_name)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="TODO(charts): with the market data's 33 GPUs (B200 at 2,250 TFLOPS among cards under 400) 9-15 "
-    "labels of each scatter chart find no room and fall to the note; the label placer or the charts' size is the "
-    "charts branch's to change. Strict: remove this mark when it passes.",
-)
-@pytest.mark.parametrize("name", ["price", "memory"])
-def test_scatter_charts_label_every_gpu(real: tuple[Catalogue, pd.DataFrame], name: str) -> None:
-    cat, frame = real
-    assert "图中未标注" not in charts.inline_charts(by_tflops(frame), cat)[name]
+        key = key_entries(docs[name])
+        assert {number[g] for g in gpus} == set(key), name
+        for gpu_name in gpus:
+            assert key[number[gpu_name]] == gpu_name, (name, gpu_name)
+        marks = " ".join(label_texts(docs[name])).replace("/", " ").split()
+        assert sorted(marks, key=int) == sorted({number[g] for g in gpus}, key=int), name  # each number once
 
 
 def test_axis_units_and_titles(real: tuple[Catalogue, pd.DataFrame]) -> None:
     cat, frame = real
-    docs = charts.inline_charts(frame, cat)
+    docs = charts.ladder_page_charts(frame, cat)
     words = {k: [t.text for t in texts(parse(d))] for k, d in docs.items()}
     assert "稠密 BF16/FP16 Tensor 算力（TFLOPS）" in words["ladder"]
-    assert "稠密 BF16/FP16 Tensor 算力（TFLOPS）" in words["price"]
+    assert "稠密 BF16/FP16 Tensor 算力（TFLOPS，对数刻度）" in words["price"]
     assert any(w and w.startswith("最低月租（元/卡·月") for w in words["price"])
-    assert "显存容量（GB）" in words["memory"] and "显存带宽（GB/s）" in words["memory"]
+    assert "显存容量（GB，对数刻度）" in words["memory"] and "显存带宽（GB/s，对数刻度）" in words["memory"]
     assert "1,000" in words["ladder"] and "10,000" in words["price"]  # thousands separators
 
 

@@ -33,7 +33,7 @@ _MUTED: Attrs = {"fill": "currentColor", "fill-opacity": "0.75"}
 _GRID: Attrs = {"stroke": "currentColor", "stroke-opacity": "0.14", "stroke-width": 1}
 _AXIS: Attrs = {"stroke": "currentColor", "stroke-opacity": "0.55", "stroke-width": 1}
 
-__all__ = ["Bar", "Point", "bar_chart", "inline_charts", "scatter_chart", "standalone"]
+__all__ = ["CHART_FILES", "Bar", "Point", "bar_chart", "ladder_page_charts", "scatter_chart", "standalone"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,7 @@ class Point:
     y: float
     vendor: str
     kind: str = "current"  # current, promo or history
+    key: str = ""  # a short mark drawn beside the point (e.g. "12"); the chart then lists key → label
 
 
 def vendor_class(vendor: str) -> str:
@@ -203,11 +204,14 @@ def _plot(
             body.append(mark(kind, x, y, _vendor(p.vendor), tip))
             obstacles.append(Box(x - 6.5, y - 6.5, x + 6.5, y + 6.5))
 
-    # One label per item; items drawn at the same spot share one label ("A / B").
+    # One label per item; items drawn at the same spot share one label ("A / B", or keys "4/5").
     spots: dict[tuple[float, float], list[str]] = {}
+    keyed = all(p.key for p in ok)
     for (label, _), members in groups.items():
-        spots.setdefault((round(sx(members[0].x), 1), round(sy(members[0].y), 1)), []).append(label)
-    full = [svg.join_labels(labels) for labels in spots.values()]
+        spots.setdefault((round(sx(members[0].x), 1), round(sy(members[0].y), 1)), []).append(
+            members[0].key if keyed else label
+        )
+    full = ["/".join(keys) if keyed else svg.join_labels(keys) for keys in spots.values()]
     shown = [fit(t, FS, (right - left) * 0.7) for t in full]
     area = Box(left + 2, top + 2, right, bottom - 2)
     anchors = [(x, y, 6.5) for x, y in spots]
@@ -225,6 +229,25 @@ def _plot(
     return body, bottom, missing
 
 
+def _key_block(points: list[Point], top: float) -> tuple[list[str], float]:
+    """The key of numbered marks, in two columns below the plot: "12 L40S 48GB" (full name on hover)."""
+    entries: dict[str, tuple[str, str]] = {}
+    for p in points:
+        entries.setdefault(p.key, (p.label, p.vendor))
+    ordered = sorted(entries.items(), key=lambda kv: (int(kv[0]) if kv[0].isdigit() else 10**6, kv[0]))
+    size, pitch, col_w = FS - 1, (FS - 1) * 1.45, (W - 2 * PAD) / 2
+    rows = math.ceil(len(ordered) / 2)
+    out = [text(PAD, top + size, "图中编号：", size, **_MUTED)]
+    y0 = top + size + pitch
+    for i, (key, (label, vendor)) in enumerate(ordered):
+        col, row = divmod(i, rows)
+        x, y = PAD + col * col_w, y0 + row * pitch
+        out.append(text(x, y, key, size, **{"font-weight": "bold", **_vendor(vendor)}))
+        shown = fit(label, size, col_w - 28)
+        out.append(text(x + 24, y, shown, size, **({"title": svg.clean(label)} if shown != svg.clean(label) else {})))
+    return out, y0 + rows * pitch + 6
+
+
 def scatter_chart(
     points: list[Point], *, title: str, x_label: str, y_label: str, log_x: bool = False, log_y: bool = False
 ) -> str:
@@ -239,6 +262,9 @@ def scatter_chart(
             break
     body += plot
     height = bottom + 2 * FS + 22
+    if ok and all(p.key for p in ok):
+        block, height = _key_block(ok, height)
+        body += block
     if missing:  # crowded beyond every free slot: name them under the chart instead
         note = fit("图中未标注：" + "、".join(missing), FS, W - 2 * PAD)
         body.append(text(PAD, height + FS, note, FS, **_MUTED, title="、".join(missing)))
@@ -256,6 +282,7 @@ def scatter_chart(
 
 LADDER_TITLE = "GPU 天梯图：稠密 BF16/FP16 Tensor 算力"
 TFLOPS_LABEL = "稠密 BF16/FP16 Tensor 算力（TFLOPS）"
+TFLOPS_LOG_LABEL = "稠密 BF16/FP16 Tensor 算力（TFLOPS，对数刻度）"
 PRICE_TITLE = "价格与算力：每卡最低月租"
 PRICE_LABEL = "最低月租（元/卡·月，对数刻度）"
 MEMORY_TITLE = "显存容量与带宽"
@@ -268,7 +295,12 @@ def ladder_bars(frame: pd.DataFrame) -> list[Bar]:
     ]
 
 
-def price_points(frame: pd.DataFrame, cat: Catalogue) -> list[Point]:
+def chart_keys(frame: pd.DataFrame) -> dict[str, str]:
+    """GPU id → its number on the scatter charts: the row's place in the ladder (ranked first)."""
+    return {str(gid): str(i) for i, gid in enumerate(frame["id"], 1)}
+
+
+def price_points(frame: pd.DataFrame, cat: Catalogue, keys: dict[str, str] | None = None) -> list[Point]:
     """Per GPU (ladder order) and kind, the lowest card-month price: current, promotional, and
     history (seen more than ``rules.prices.fresh_days`` before the newest price, or replaced by a newer one);
     billing tiers that may rank a recommendation only (``rules.prices.pick_billing``)."""
@@ -285,46 +317,37 @@ def price_points(frame: pd.DataFrame, cat: Catalogue) -> list[Point]:
             kind = "history" if old else "promo" if o.promo else "current"
             price = card_month_cny(o, pricing, o.ends[0])
             lows[kind] = min(price, lows.get(kind, price))
-        x = float(r["tensor_tflops"])
-        points += [Point(str(r["name"]), x, lows[k], str(r["vendor"]), k) for k in KINDS if k in lows]
+        x, key = float(r["tensor_tflops"]), (keys or {}).get(str(r["id"]), "")
+        points += [Point(str(r["name"]), x, lows[k], str(r["vendor"]), k, key) for k in KINDS if k in lows]
     return points
 
 
-def memory_points(frame: pd.DataFrame) -> list[Point]:
+def memory_points(frame: pd.DataFrame, keys: dict[str, str] | None = None) -> list[Point]:
     return [
-        Point(str(r["name"]), float(r["memory_gb"]), float(r["memory_bandwidth_gbps"]), str(r["vendor"]))
+        Point(
+            str(r["name"]),
+            float(r["memory_gb"]),
+            float(r["memory_bandwidth_gbps"]),
+            str(r["vendor"]),
+            key=(keys or {}).get(str(r["id"]), ""),
+        )
         for _, r in frame.iterrows()
     ]
 
 
-def _ladder(frame: pd.DataFrame) -> str:
-    return bar_chart(ladder_bars(frame), title=LADDER_TITLE, x_label=TFLOPS_LABEL)
+def ladder_page_charts(ranked: pd.DataFrame, cat: Catalogue) -> dict[str, str]:
+    """The ladder page's three charts as ``<svg>`` text, each drawn once: the bar chart in
+    ranking order; the scatter charts mark each GPU with its ladder number (a key lists them),
+    since 30-odd full names cannot all sit beside their points on a phone-width chart."""
+    keys = chart_keys(ranked)
+    return {
+        "ladder": bar_chart(ladder_bars(ranked), title=LADDER_TITLE, x_label=TFLOPS_LABEL),
+        "price": scatter_chart(price_points(ranked, cat, keys), title=PRICE_TITLE, x_label=TFLOPS_LOG_LABEL,
+                               y_label=PRICE_LABEL, log_x=True, log_y=True),
+        "memory": scatter_chart(memory_points(ranked, keys), title=MEMORY_TITLE, x_label="显存容量（GB，对数刻度）",
+                                y_label="显存带宽（GB/s，对数刻度）", log_x=True, log_y=True),
+    }  # fmt: skip
 
 
-def _price(frame: pd.DataFrame, cat: Catalogue) -> str:
-    points = price_points(frame, cat)
-    return scatter_chart(points, title=PRICE_TITLE, x_label=TFLOPS_LABEL, y_label=PRICE_LABEL, log_y=True)
-
-
-def _memory(frame: pd.DataFrame) -> str:
-    return scatter_chart(memory_points(frame), title=MEMORY_TITLE, x_label="显存容量（GB）", y_label="显存带宽（GB/s）")
-
-
-def inline_charts(frame: pd.DataFrame, cat: Catalogue) -> dict[str, str]:
-    """The ladder page's three charts as ``<svg>`` text for embedding in the page."""
-    return {"ladder": _ladder(frame), "price": _price(frame, cat), "memory": _memory(frame)}
-
-
-def ladder_chart(frame: pd.DataFrame) -> bytes:
-    """The ladder's bar chart as an .svg file."""
-    return standalone(_ladder(frame))
-
-
-def price_performance_chart(frame: pd.DataFrame, cat: Catalogue) -> bytes:
-    """Lowest card-month prices against dense TFLOPS as an .svg file."""
-    return standalone(_price(frame, cat))
-
-
-def memory_bandwidth_chart(frame: pd.DataFrame) -> bytes:
-    """Memory size against memory bandwidth as an .svg file."""
-    return standalone(_memory(frame))
+#: The standalone .svg files under docs/assets/charts/, by chart.
+CHART_FILES = {"ladder": "ladder.svg", "price": "price-vs-tflops.svg", "memory": "memory-vs-bandwidth.svg"}

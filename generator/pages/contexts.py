@@ -74,7 +74,7 @@ class HomeContext:
 class LadderContext:
     ladder: list[LadderRow]
     hours_per_month: float
-    charts: Mapping[str, str]  # inline <svg> of each chart (generator.pages.charts.inline_charts)
+    charts: Mapping[str, str]  # inline <svg> of each chart (generator.pages.charts.ladder_page_charts)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,6 @@ from generator.pages.names import (
 from generator.pages.plan import plan_pages
 from generator.pages.render import MARKER, context_fields, environment, render_page
 from generator.results.evaluate import Results
-from generator.results.ladder import by_tflops
 
 
 def site_context(cat: Catalogue) -> SiteContext:
@@ -63,14 +62,12 @@ def generated_files(cat: Catalogue, results: Results, templates: Path, site_url:
     env = environment(templates)
     common = context_fields(site_context(cat))
     files: dict[str, bytes] = {}
-    for page in plan_pages(cat, results, site_url):
+    drawn = charts.ladder_page_charts(results.ladder, cat)  # once, for the page and the .svg files
+    for page in plan_pages(cat, results, site_url, drawn):
         root = "../" * page.path.count("/")
         files[page.path] = render_page(env, page, {**common, "root": root})
-    # The bar chart follows the ranking (unconfirmed figures after the ranked cards); the scatter
-    # charts are not rankings and keep plain dense-TFLOPS order.
-    files["assets/charts/ladder.svg"] = charts.ladder_chart(results.ladder)
-    files["assets/charts/price-vs-tflops.svg"] = charts.price_performance_chart(by_tflops(results.ladder), cat)
-    files["assets/charts/memory-vs-bandwidth.svg"] = charts.memory_bandwidth_chart(by_tflops(results.ladder))
+    for name, svg_text in drawn.items():
+        files[f"assets/charts/{charts.CHART_FILES[name]}"] = charts.standalone(svg_text)
     files["data/gpus.json"] = open_data.gpus_json(cat)
     files["data/gpus.csv"] = open_data.gpus_csv(cat)
     files["data/offers.csv"] = open_data.offers_csv(cat)

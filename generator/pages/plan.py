@@ -14,8 +14,8 @@ from generator.engine import cost as costs
 from generator.engine.links import describe_link
 from generator.engine.recommend import links_cards
 from generator.formats import cny, num
-from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
+from generator.pages import editor_guide
 from generator.pages.calculator import calculator_data
 from generator.pages.names import (
     COMPONENT_ROLE_NAMES,
@@ -40,7 +40,6 @@ from generator.pages.seo import Crumb, breadcrumb_ld, clip, faq_ld, product_ld, 
 from generator.results import comparisons, model_pages
 from generator.results.claims import Verdict
 from generator.results.evaluate import Results
-from generator.results.ladder import by_tflops
 from generator.results.market import price_series
 from generator.results.ownership import default_inputs, unrented_purchases
 from generator.results.scenarios import ScenarioResult
@@ -102,8 +101,8 @@ class _Planner:
         )
 
 
-def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
-    """Every Markdown page with its context."""
+def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str, str]) -> list[Page]:
+    """Every Markdown page with its context; ``drawn``: the ladder page's charts (pages.charts)."""
     ladder = ladder_rows(cat, results.ladder)
     by_id = {row.id: row for row in ladder}
     srows = scenario_rows(cat, results.scenarios)
@@ -138,11 +137,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str) -> list[Page]:
         ctx.LadderContext(
             ladder,
             cat.rules.cost.hours_per_month,
-            # the bar chart in ranking order, the scatter charts in plain dense-TFLOPS order (as files.py)
-            {
-                **charts.inline_charts(by_tflops(results.ladder), cat),
-                "ladder": charts.inline_charts(results.ladder, cat)["ladder"],
-            },
+            drawn,
         ),
         specs_prices,
         hide_toc=True,
