@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import make_project, replace_in
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -140,3 +141,36 @@ def test_a_disagreeing_pick_is_a_notice_that_strict_check_accepts(tmp_path: Path
     assert "编辑推荐 A100 80GB SXM，计算结果为 H100 80GB SXM" in page
     capsys.readouterr()
     assert main(["--root", str(root), "check", "--strict"]) == 0
+
+
+def test_whole_machine_billing_uses_or_names_every_rented_card(tmp_path: Path) -> None:
+    """Mini fixture: the H100 and A100 offers rent 8-card bare-metal nodes.
+
+    full-13b needs 4 H100s but pays for the node's 8; NVLink joins all 8 (scaling 1.0 in
+    rules.yaml), so the job runs on 8 and takes exactly half the hours of 4 cards, at the same
+    node rent per hour. Serving Llama-2-7B on the A100 node runs 8 one-card replicas. LoRA with no
+    job to finish leaves 7 of the 8 rented A100s idle, and the option says so."""
+    cat = _mini_catalogue(tmp_path)
+    full = for_scenario(cat, cat.scenarios["full-13b"]).option_for("h100-sxm-80g")
+    assert full is not None and full.cards == 4 and full.sizing.job_hours is not None
+    assert (full.cards_billed, full.cards_used, full.idle_cards) == (8, 8, 0)
+    assert full.job_hours == pytest.approx(full.sizing.job_hours / 2)
+    assert full.cards_label == "8（用满整机）"
+
+    serve = for_scenario(cat, cat.scenarios["serve-7b"]).option_for("a100-sxm-80g")
+    assert serve is not None and serve.sizing.serving is not None and serve.served_tokens_per_s is not None
+    assert (serve.cards, serve.cards_billed, serve.replicas, serve.idle_cards) == (1, 8, 8, 0)
+    keep = (
+        1 - cat.rules.delivery.container_virtualization_loss
+        if serve.offer and serve.offer.delivery.value != "bare_metal"
+        else 1.0
+    )
+    assert serve.served_tokens_per_s == pytest.approx(8 * keep * serve.sizing.serving.at_capacity.total_tokens_per_s)
+
+    req = Request(workload=Workload.lora, arch=Arch.from_model(cat.models["llama-2-7b"], cat.rules.memory.arch_defaults),
+                  precision="bf16", zero_stage=3)  # fmt: skip
+    lora = recommend(cat, lambda gpu: size_workload(req, gpu, cat.rules), Workload.lora,
+                     Constraints(usage=Usage.from_rules(cat.rules))).option_for("a100-sxm-80g")  # fmt: skip
+    assert lora is not None and (lora.cards, lora.cards_billed, lora.idle_cards) == (1, 8, 7)
+    assert lora.cards_label == "1（整机 8 张，7 张闲置）"
+    assert "报价按整机 8 张卡计费，其中 7 张闲置也要付钱" in lora.reasons

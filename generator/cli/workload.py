@@ -305,6 +305,10 @@ def run_recommend(project: Project, args: argparse.Namespace) -> int:
                 "name": o.gpu.name,
                 "eligible": o.eligible,
                 "cards": o.cards,
+                "cards_billed": o.cards_billed,
+                "cards_used": o.cards_used,
+                "idle_cards": o.idle_cards if o.cards_billed else None,
+                "replicas": o.replicas if o.sizing.serving is not None and o.cards_billed else None,
                 "per_card_gib": round(o.sizing.per_card_gib, 3),
                 "delivery": o.delivery.value,
                 "offer": o.offer.id if o.offer else None,
@@ -329,6 +333,8 @@ def run_recommend(project: Project, args: argparse.Namespace) -> int:
             extra = f"  {cny(r['cost_per_million_tokens_cny'], 2)}/百万 token"
         state = "" if r["eligible"] else f"  [{r['excluded']}]"
         cards = r["cards"] or "-"
+        if r["cards_billed"] and r["cards_billed"] != r["cards"]:
+            cards = f"{cards}/{r['cards_billed']}"
         print(
             f"{r['rank']:>2}. {r['name']:<28} ×{cards:<3} {r['per_card_gib']:>6.1f} GiB/卡  {r['delivery']:<11} {cost}{extra}{state}"
         )

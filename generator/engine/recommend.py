@@ -55,9 +55,12 @@ class Option:
 
     gpu: Gpu
     sizing: Sizing
-    cards: int | None
+    cards: int | None  # the fewest cards that hold the workload
     delivery: Delivery
     delivery_reason: str
+    cards_billed: int | None = None  # cards the chosen offer rents (whole instances): what is paid for
+    cards_used: int | None = None  # cards that work: the whole machine when that finishes a job sooner
+    replicas: int = 1  # serving: copies of the model the rented cards run side by side
     offer: Offer | None = None
     offer_is_fallback: bool = False
     monthly: costs.MonthlyCost | None = None
@@ -74,6 +77,28 @@ class Option:
     @property
     def eligible(self) -> bool:
         return self.excluded is None
+
+    @property
+    def idle_cards(self) -> int:
+        """Rented cards that do no work."""
+        if self.cards_billed is None or self.cards_used is None:
+            return 0
+        return max(0, self.cards_billed - self.cards_used)
+
+    @property
+    def cards_label(self) -> str:
+        """Cards in words for tables: "4", "8（用满整机）", "1（整机 8 张，7 张闲置）"."""
+        if self.cards is None:
+            return "装不下"
+        if not self.cards_billed or self.cards_billed == self.cards:
+            return str(self.cards)
+        if self.idle_cards == 0:
+            return (
+                f"{self.cards_used}（用满整机）"
+                if self.replicas == 1
+                else f"{self.cards}（整机 {self.cards_billed} 张，{self.replicas} 份副本）"
+            )
+        return f"{self.cards}（整机 {self.cards_billed} 张，{self.idle_cards} 张闲置）"
 
     def sort_key(self, training_job: bool) -> tuple[float, ...]:
         """Eligible first; then job cost (training) or monthly total; then fewer cards; then id."""
@@ -143,22 +168,38 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     opt.offer, opt.offer_is_fallback, opt.monthly = offer, fallback, monthly
     # Containers and VMs lose a little speed to virtualization (rules.delivery); bare metal none.
     keep = 1.0 if offer.delivery is Delivery.bare_metal else 1 - rules.delivery.container_virtualization_loss
+    opt.cards_billed, opt.cards_used = monthly.cards_rented, cards
     if sizing.job_hours is not None:
         opt.job_hours = sizing.job_hours / keep
+        whole = _whole_machine_job(sizing, gpu, cards, monthly.cards_rented, rules)
+        if whole is not None and whole.hours < sizing.job_hours:
+            # The rent is the same for the whole machine: every rented card works, the job ends sooner.
+            opt.cards_used, opt.job_hours = monthly.cards_rented, whole.hours / keep
         opt.job_cost_cny = costs.job_cost_cny(offer, cards, opt.job_hours, pricing)
-    opt.runner_ups = _runner_ups(ranked[1:], by_id, offer.provider, cards, sizing.job_hours, rules, pricing)
+    opt.runner_ups = _runner_ups(ranked[1:], by_id, offer.provider, cards, sizing, gpu, rules, pricing)
     if sizing.serving is not None:
         # Serving: prompt + output tokens per second at the concurrency the free memory allows (and at
-        # the request's own batch), priced at the hourly GPU rent of what is rented.
+        # the request's own batch), priced at the hourly GPU rent of what is rented. Rented cards
+        # beyond one copy of the model run more copies (data-parallel replicas), not idle.
         hourly = monthly.gpu_rent / max(monthly.hours_used, 1e-9)
+        opt.replicas = max(1, monthly.cards_rented // cards)
+        opt.cards_used = opt.replicas * cards
         opt.decode_tokens_per_s = sizing.serving.decode.tokens_per_s * keep
-        opt.served_tokens_per_s = sizing.serving.at_capacity.total_tokens_per_s * keep
+        opt.served_tokens_per_s = sizing.serving.at_capacity.total_tokens_per_s * keep * opt.replicas
         opt.cost_per_mtok_cny = speed.cost_per_million_tokens(opt.served_tokens_per_s, hourly)
         at_batch = sizing.serving.at_batch.total_tokens_per_s * keep
         opt.cost_per_mtok_at_batch_cny = speed.cost_per_million_tokens(at_batch, hourly)
     if c.budget_cny_month is not None and monthly.total > c.budget_cny_month:
         opt.excluded = f"月成本 {cny(monthly.total)} 超出预算 {cny(c.budget_cny_month)}"
     return opt
+
+
+def _whole_machine_job(sizing: Sizing, gpu: Gpu, cards: int, billed: int, rules: Rules) -> speed.TrainTime | None:
+    """The training job on every billed card, when the rented machine links them all (the site's
+    premise for multi-card training); None when there are no spare cards or they cannot join in."""
+    if billed <= cards or not links_cards(gpu, billed):
+        return None
+    return sizing.train_on(gpu, billed, rules)
 
 
 def _no_offer_reason(cat: Catalogue, gpu: Gpu, delivery: Delivery) -> str:
@@ -178,12 +219,14 @@ def _runner_ups(
     by_id: dict[str, Offer],
     pick_provider: str,
     cards: int,
-    job_hours: float | None,
+    sizing: Sizing,
+    gpu: Gpu,
     rules: Rules,
     pricing: costs.Pricing,
 ) -> list[RunnerUp]:
     """The cheapest offer of each other provider (same matching offers), cheapest first, at most
-    ``rules.prices.runner_ups``. Ordered by the monthly total like the pick."""
+    ``rules.prices.runner_ups``. Ordered by the monthly total like the pick; a training job on a
+    whole machine uses every card of it, as for the pick."""
     seen = {pick_provider}
     out: list[RunnerUp] = []
     for m in rest:
@@ -194,9 +237,11 @@ def _runner_ups(
             continue
         seen.add(offer.provider)
         job = None
-        if job_hours is not None:
+        if sizing.job_hours is not None:
             keep = 1.0 if offer.delivery is Delivery.bare_metal else 1 - rules.delivery.container_virtualization_loss
-            job = costs.job_cost_cny(offer, cards, job_hours / keep, pricing)
+            whole = _whole_machine_job(sizing, gpu, cards, m.cards_rented, rules)
+            hours = min(sizing.job_hours, whole.hours) if whole is not None else sizing.job_hours
+            job = costs.job_cost_cny(offer, cards, hours / keep, pricing)
         out.append(RunnerUp(offer, m, job))
     return out
 
@@ -289,13 +334,21 @@ def _reasons(o: Option, training_job: bool) -> list[str]:
     if o.monthly is not None:
         bill = "按小时计费" if o.monthly.billing is costs.BillingMode.by_use else "按月计费"
         out.append(f"{bill}，每月合计约 {cny(o.monthly.total)}（GPU 租金占 {1 - o.monthly.non_gpu_share:.0%}）")
+    if o.cards is not None and o.cards_billed and o.cards_billed > o.cards:
+        if o.idle_cards:
+            out.append(f"报价按整机 {o.cards_billed} 张卡计费，其中 {o.idle_cards} 张闲置也要付钱")
+        elif o.replicas > 1:
+            out.append(f"报价按整机 {o.cards_billed} 张卡计费，整机同时跑 {o.replicas} 份模型副本")
+        else:
+            out.append(f"报价按整机 {o.cards_billed} 张卡计费，任务用满整机的 {o.cards_used} 张卡，跑得更快")
     if training_job and o.job_hours is not None and o.job_cost_cny is not None:
         out.append(f"参照任务约 {o.job_hours:,.0f} 小时完成，租金约 {cny(o.job_cost_cny)}")
     if o.cost_per_mtok_cny is not None and o.served_tokens_per_s is not None and s.serving is not None:
         c = s.serving.at_capacity
         out.append(
             f"按显存可容纳的 {c.concurrency} 路并发（每个请求提示 {c.prompt_tokens:,} + 输出 {c.output_tokens:,} token）"
-            f"每秒约处理 {o.served_tokens_per_s:,.0f} token，每百万 token（提示与输出合计）约 {cny(o.cost_per_mtok_cny, 2)}"
+            + (f"、{o.replicas} 份副本" if o.replicas > 1 else "")
+            + f"每秒约处理 {o.served_tokens_per_s:,.0f} token，每百万 token（提示与输出合计）约 {cny(o.cost_per_mtok_cny, 2)}"
         )
     if o.offer_is_fallback and o.offer is not None:
         out.append(fallback_note(o.offer))

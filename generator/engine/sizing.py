@@ -47,10 +47,19 @@ class Sizing:
     assumptions: tuple[str, ...]
     train: speed.TrainTime | None = None  # the training job's time, MFU and GPU-hours
     serving: ServingFigures | None = None  # language-model serving on min_cards cards
+    request: Request | None = None  # the workload at min_cards (None when nothing fits)
+    job_tokens_b: float | None = None  # the training job's size, billions of tokens
 
     @property
     def per_card_gib(self) -> float:
         return self.estimate.total_gib
+
+    def train_on(self, gpu: Gpu, cards: int, rules: Rules) -> speed.TrainTime | None:
+        """The training job on ``cards`` cards (at least ``min_cards``: more cards shard the same
+        states further, so the job still fits); None when this sizing has no training job."""
+        if self.request is None or self.job_tokens_b is None or self.min_cards is None or cards < self.min_cards:
+            return None
+        return speed.training_hours(replace(self.request, gpus=cards), self.job_tokens_b * 1e9, gpu, cards, rules)
 
     @property
     def breakdown(self) -> dict[str, float]:
@@ -166,6 +175,8 @@ def size_workload(
         assumptions=tuple(notes),
         train=train,
         serving=serving,
+        request=at if cards is not None else None,
+        job_tokens_b=job_tokens_b if train is not None else None,
     )
 
 

@@ -193,6 +193,8 @@ def _option_record(o: Option) -> dict[str, Any]:
     row: dict[str, Any] = {
         "gpu": o.gpu.id,
         "cards": o.cards,
+        "cards_billed": o.cards_billed,
+        "cards_used": o.cards_used,
         "delivery": o.delivery.value,
         "eligible": o.eligible,
         "excluded": o.excluded,
