@@ -33,7 +33,10 @@ _MUTED: Attrs = {"fill": "currentColor", "fill-opacity": "0.75"}
 _GRID: Attrs = {"stroke": "currentColor", "stroke-opacity": "0.14", "stroke-width": 1}
 _AXIS: Attrs = {"stroke": "currentColor", "stroke-opacity": "0.55", "stroke-width": 1}
 
-__all__ = ["CHART_FILES", "Bar", "Point", "bar_chart", "ladder_page_charts", "scatter_chart", "standalone"]
+__all__ = [
+    "CHART_FILES", "Bar", "Line", "Point", "bar_chart", "history_chart", "ladder_page_charts", "scatter_chart",
+    "standalone",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -351,3 +354,92 @@ def ladder_page_charts(ranked: pd.DataFrame, cat: Catalogue) -> dict[str, str]:
 
 #: The standalone .svg files under docs/assets/charts/, by chart.
 CHART_FILES = {"ladder": "ladder.svg", "price": "price-vs-tflops.svg", "memory": "memory-vs-bandwidth.svg"}
+
+
+# --------------------------------------------------------------------------- price history (GPU pages)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One provider's price over time: (date as ISO text, yuan per card-month), oldest first."""
+
+    label: str
+    points: list[tuple[str, float]]
+
+
+def history_chart(lines: list[Line], *, title: str) -> str:
+    """Card-month prices over time, one line per provider, its name at its newest price.
+
+    Dates run left to right in days (ticks at month starts); prices on a log axis when
+    they span more than 3x, else linear; a label that finds no room goes under the chart."""
+    import datetime as dt
+
+    lines = [ln for ln in lines if len(ln.points) >= 2]
+    body, top = _head(title, [], [])
+    y_label = "每卡每月（元）"
+    body.append(text(PAD, top + FS + 6, y_label, FS))
+    top += FS + 18
+    days = [dt.date.fromisoformat(d).toordinal() for ln in lines for d, _ in ln.points] or [0, 1]
+    prices = [p for ln in lines for _, p in ln.points] or [1.0]
+    log_y = max(prices) / min(prices) > 3
+    body[-1] = text(PAD, top - 12, y_label + ("，对数刻度" if log_y else ""), FS)
+    (y_lo, y_hi, y_ticks) = _domain(prices, log_y, 4)
+    y_labels = [svg.tick_label(t, y_ticks) for t in y_ticks]
+    left = PAD + max((text_width(t, FS) for t in y_labels), default=0.0) + 6
+    right, height = W - PAD - 4, 200.0
+    bottom = top + height
+    d_lo, d_hi = min(days), max(days)
+    span = max(d_hi - d_lo, 1)
+    sx = Scale(d_lo - span * 0.05, d_hi + span * 0.05, left, right - 110, False)  # room for names at the right
+    sy = Scale(y_lo, y_hi, bottom, top, log_y)
+    for t, lab in zip(y_ticks, y_labels, strict=True):
+        body.append(el("line", {"x1": left, "y1": sy(t), "x2": right, "y2": sy(t), **_GRID}))
+        body.append(text(left - 5, sy(t) + 0.33 * FS, lab, FS, **{"text-anchor": "end", **_MUTED}))
+    first, last = dt.date.fromordinal(d_lo), dt.date.fromordinal(d_hi)
+    months, step = [], max(1, ((last.year - first.year) * 12 + last.month - first.month) // 4 or 1)
+    yr, mo = first.year, first.month
+    while (yr, mo) <= (last.year, last.month):
+        months.append(dt.date(yr, mo, 1).toordinal())
+        mo += step
+        yr, mo = yr + (mo - 1) // 12, (mo - 1) % 12 + 1
+    ticks = [t for t in months if sx.lo <= t <= sx.hi] or [d_lo]
+    last_end = -math.inf
+    for tick in ticks:  # month labels, left to right, each dropped where it would touch the one before
+        label = dt.date.fromordinal(int(tick)).strftime("%Y-%m")
+        w = text_width(label, FS)
+        x = min(max(sx(tick) - w / 2, 0.0), W - w)
+        if x > last_end + 6:
+            body.append(text(x, bottom + FS + 8, label, FS, **_MUTED))
+            last_end = x + w
+    body.append(el("path", {"d": f"M{n(left)} {n(top)}V{n(bottom)}H{n(right)}", "fill": "none", **_AXIS}))
+    anchors, widths, names, obstacles = [], [], [], []
+    for ln in lines:
+        pts = [(sx(dt.date.fromisoformat(d).toordinal()), sy(p)) for d, p in ln.points]
+        body.append(el("polyline", {"points": " ".join(f"{n(x)},{n(y)}" for x, y in pts), "fill": "none",
+                                    "stroke": "currentColor", "stroke-width": 1.6}))  # fmt: skip
+        for (x, y), (d, p) in zip(pts, ln.points, strict=True):
+            tip = el("title", {}, esc(f"{svg.clean(ln.label)} {d}：{_value(p)} 元/卡·月"))
+            body.append(el("circle", {"cx": x, "cy": y, "r": 3.5, "fill": "currentColor"}, tip))
+            obstacles.append(Box(x - 4, y - 4, x + 4, y + 4))
+        shown = fit(ln.label, FS, 105)
+        anchors.append((pts[-1][0], pts[-1][1], 4.0))
+        widths.append(text_width(shown, FS))
+        names.append(shown)
+    placed = svg.place_labels(anchors, widths, FS, Box(left + 2, top + 2, right, bottom - 2), obstacles)
+    missing = []
+    for name, spot in zip(names, placed, strict=True):
+        if spot is None:
+            missing.append(name)
+            continue
+        if spot.leader:
+            x0, y0, x1, y1 = spot.leader
+            body.append(el("line", {"x1": x0, "y1": y0, "x2": x1, "y2": y1, **_AXIS, "stroke-width": 0.8}))
+        body.append(text(spot.x, spot.y, name, FS, **{"class": "lbl"}))
+    total = bottom + FS + 22
+    if missing:
+        body.append(text(PAD, total + FS, fit("图中未标注：" + "、".join(missing), FS, W - 2 * PAD), FS, **_MUTED))
+        total += FS + 10
+    desc = "折线图，各提供方同一产品先后的报价（元/卡·月）：" + "；".join(
+        f"{ln.label} " + " → ".join(f"{d} {_value(p)}" for d, p in ln.points) for ln in lines
+    )
+    return svg.document(W, total, title, desc, body)

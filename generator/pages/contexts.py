@@ -178,6 +178,7 @@ class GpuContext:
     history: list[OfferRow]  # offers older than the freshness window, newest first
     spreads: list[Spread]  # per delivery form, current offers in pickable tiers
     series: list[PriceSeries]  # how providers' prices for this GPU moved (replaces-chains)
+    history_chart: str | None  # the same as an inline <svg> line chart (None without series)
     no_offer_reason: str | None  # why no current price ranks this GPU, when none does
     scenario_options: list[ScenarioOption]
     gpu_count: int

@@ -14,8 +14,8 @@ from generator.engine import cost as costs
 from generator.engine.links import describe_link
 from generator.engine.recommend import links_cards
 from generator.formats import cny, num
+from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
-from generator.pages import editor_guide
 from generator.pages.calculator import calculator_data
 from generator.pages.names import (
     COMPONENT_ROLE_NAMES,
@@ -254,9 +254,23 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
             offer_rows(cat, history, pricing), key=lambda r: (r.offer.as_of, r.offer.id), reverse=True
         )
         pickable = [o for o in cat.pickable_offers if o.gpu == gpu.id]
+        series = price_series(cat, gpu.id, pricing)
+        history_svg = (
+            charts.history_chart(
+                [
+                    charts.Line(
+                        sellers.get(s.provider, s.provider), [(p.date.isoformat(), p.card_month) for p in s.points]
+                    )
+                    for s in series
+                ],
+                title=f"{gpu.name}：各提供方报价的变化",
+            )
+            if series
+            else None
+        )
         pl.add(f"gpus/{gpu.id}.md", "gpu.md.j2", f"{gpu.name} 规格与租赁价格", _gpu_description(gpu, row),
                ctx.GpuContext(gpu=gpu, row=row, offers=current_rows, history=history_rows,
-                              spreads=results.spreads[gpu.id], series=price_series(cat, gpu.id, pricing),
+                              spreads=results.spreads[gpu.id], series=series, history_chart=history_svg,
                               no_offer_reason=None if pickable else _no_price_reason(cat, gpu),
                               scenario_options=_scenario_options(results.scenarios, gpu), gpu_count=n_gpus,
                               spec_rows=spec_rows, field_sources={k.value: v for k, v in gpu.field_sources.items()},
