@@ -219,7 +219,7 @@ function init() {
   };
 
   function lastColumn(rec, o) {
-    if (rec.training_job) return o.job_cost_cny !== null ? `${cny(o.job_cost_cny)}（${grouped(o.job_hours, 0)} 小时）` : "—";
+    if (rec.training_job || o.job_cost_cny !== null) return o.job_cost_cny !== null ? `${cny(o.job_cost_cny)}（${grouped(o.job_hours, 0)} 小时）` : "—";
     if (o.cost_per_mtok_cny !== null) return `${cny(o.cost_per_mtok_cny, 2)}/百万 token`;
     return "—";
   }
@@ -314,7 +314,9 @@ function init() {
 
   function showResult(r) {
     const rec = r.rec;
-    $("calc-last-head").textContent = rec.training_job ? "任务租金" : r.request.arch.kind === "llm" && r.request.workload === "inference" ? "每百万 token（满载）" : "—";
+    const training = r.request.workload !== "inference";
+    const serving = !training && r.request.arch.kind === "llm";
+    $("calc-last-head").textContent = training ? "任务租金" : serving ? "每百万 token（满载）" : "—";
     const eligible = rec.options.filter((o) => o.excluded === null);
     const rows = [];
     let nearest = null;
@@ -328,7 +330,8 @@ function init() {
       }
       summary.className = "gpu-calc__summary gpu-calc__summary--pick";
       summary.replaceChildren(el("p", "推荐：" + parts.join("；") + "。", "gpu-calc__headline"),
-        el("p", `报价：${p.offer.label}。${eligible.length} 款卡满足条件，按${rec.training_job ? "完成任务的租金" : "每月合计"}从低到高排列。`));
+        el("p", `报价：${p.offer.label}。${eligible.length} 款卡满足条件，按${rec.training_job ? "完成任务的租金" : "每月合计"}从低到高排列。`
+          + (training && !rec.training_job ? "填上要训练的 token 数，就能算出整个任务的租金并按它排序。" : "")));
     } else {
       nearest = emptyResult(r);
     }

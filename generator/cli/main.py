@@ -23,7 +23,11 @@ if TYPE_CHECKING:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The whole command line (the calculator parity test parses its flags with it too)."""
+    """The whole command line (the calculator's tests parse its flags with it too)."""
+    return _parser()
+
+
+def _parser() -> argparse.ArgumentParser:
     p = Parser(prog="gpu-guide", description="GPU 租赁选型指南：校验数据、计算选型、生成站点。")
     p.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: current folder)")
     p.add_argument("--data", type=Path, default=None, help="data folder (default: ROOT/data)")
@@ -80,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    parser = _parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
