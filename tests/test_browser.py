@@ -104,62 +104,7 @@ def test_rank_column_starts_in_ladder_order(page, server: str) -> None:  # type:
     assert labels[len(ranked) :] == ["未排名"] * (len(labels) - len(ranked))
 
 
-def expected_rows(built_site: Path, workload: str, hours: float, disk: float, egress: float) -> list[tuple[str, float]]:
-    """The calculator's ranking computed with generator.cost, for comparison with the browser."""
-    from generator.data.records import Delivery
-    from generator.engine import cost
-    from generator.pages.calculator import calculator_data
-    from generator.pipeline import Project, generate
-
-    gen = generate(Project.at(built_site))
-    data = calculator_data(gen.catalogue, gen.results)
-    w = next(x for x in data["workloads"] if x["id"] == workload)
-    rows = []
-    cat = gen.catalogue
-    pricing = cost.pricing_of(cat)
-    for o in w["options"]:
-        gpu, delivery, cards = o["gpu"], Delivery(o["delivery"]), o["cards"]
-        offers, _ = cost.matching_offers(
-            cat.pickable_offers, gpu, delivery, cards, cat.rules.delivery.vm_whole_server_cards
-        )
-        best = cost.cheapest(offers, cards, cost.Usage(hours, disk, egress, True), pricing)
-        if best is not None:
-            rows.append((o["gpu"], best.total, o["cards"]))
-    rows.sort(key=lambda r: (r[1], r[2], r[0]))
-    return [(g, round(t, 2)) for g, t, _ in rows]
-
-
-def calc_rows(page) -> list[tuple[str, float]]:  # type: ignore[no-untyped-def]
-    return page.eval_on_selector_all(
-        "#calc-table tbody tr",
-        "rows => rows.map(r => [r.dataset.gpu, parseFloat(r.querySelector('[data-total]').dataset.total)])",
-    )
-
-
-def test_calculator_prices_like_the_generator(page, server: str, built_site: Path) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{server}/calculator/?w=qwen2.5-7b-inference&hours=200")
-    page.wait_for_selector("#calc-table tbody tr")
-    got = [(g, round(t, 2)) for g, t in calc_rows(page)]
-    assert got == expected_rows(built_site, "qwen2.5-7b-inference", 200, 500, 100)
-    assert page.text_content("#calc-summary").startswith("最省钱：")
-    # The reader changes the inputs: the table follows, still matching the generator.
-    page.fill("#calc-hours", "730")
-    page.fill("#calc-disk", "2000")
-    page.fill("#calc-egress", "0")
-    got = [(g, round(t, 2)) for g, t in calc_rows(page)]
-    assert got == expected_rows(built_site, "qwen2.5-7b-inference", 730, 2000, 0)
-
-
-def test_calculator_filters(page, server: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{server}/calculator/?w=llama-2-70b-full")
-    page.wait_for_selector("#calc-table tbody tr")
-    page.check("#calc-domestic")
-    gpus = [g for g, _ in calc_rows(page)]
-    assert gpus and set(gpus) <= {"ascend-910b", "br100"}
-    page.uncheck("#calc-domestic")
-    page.fill("#calc-budget", "1")
-    assert calc_rows(page) == []
-    assert page.text_content("#calc-summary") == "没有满足条件的方案。"
+# The calculator's flows: tests/test_calculator_browser.py.
 
 
 # --------------------------------------------------------------------------- hostile data, clicked

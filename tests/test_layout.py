@@ -2,7 +2,7 @@
 
 One page of every kind must not scroll sideways as a whole (tables may scroll inside
 their own box); on a phone the ladder keeps the GPU and its price in view, a comparison
-shows both GPUs, and the calculator's inputs have visible borders. Uses the real site
+shows both GPUs (the calculator's own layout: tests/test_calculator_browser.py). Uses the real site
 built once per session (conftest.built_site) and the browser set-up of test_browser.
 """
 
@@ -129,22 +129,6 @@ def test_comparison_shows_both_gpus_on_a_phone(browser, server: str, built_site:
         " return [t.scrollWidth <= t.clientWidth + 1, r.right <= window.innerWidth]; })"
     )
     assert fits and all(a and b for a, b in fits)
-    page.close()
-
-
-def test_calculator_inputs_have_borders_and_table_fits_a_desktop(browser, server: str) -> None:  # type: ignore[no-untyped-def]
-    page = open_page(browser, 1280)
-    page.goto(f"{server}/calculator/")
-    page.wait_for_selector("#calc-table tbody tr")
-    for sel in ("#calc-hours", "#calc-disk", "#calc-budget", "#calc-workload"):
-        width, style = page.evaluate(
-            f"() => {{ const s = getComputedStyle(document.querySelector('{sel}'));"
-            " return [parseFloat(s.borderTopWidth), s.borderTopStyle]; }"
-        )
-        assert width >= 1 and style != "none", sel
-    assert page.evaluate(
-        "() => { const t = document.querySelector('#calc-table'); return t.scrollWidth <= t.clientWidth; }"
-    )
     page.close()
 
 

@@ -188,7 +188,8 @@ def test_every_internal_link_resolves(pages: dict[str, Page], built_site: Path) 
             if parts.scheme or parts.netloc or not url or url.startswith("mailto:"):
                 continue
             base = "" if url.startswith("/") else posixpath.dirname(name)  # 404.html links from the root
-            target = posixpath.normpath(posixpath.join(base, url.lstrip("/")))
+            # a query (the calculator's preloaded inputs) is the page's, not part of the file's path
+            target = posixpath.normpath(posixpath.join(base, parts.path.lstrip("/")))
             path = site / target
             if not (path.is_file() or (path / "index.html").is_file()):
                 broken.append(f"{name} -> {href}")

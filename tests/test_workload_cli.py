@@ -196,3 +196,70 @@ def test_recommend_json_carries_the_serving_figures(capsys: pytest.CaptureFixtur
         # one user pays for the whole card alone: never cheaper than a full card
         assert s["cny_per_million_tokens_at_batch"] >= s["cny_per_million_tokens"]
         assert s["output_tokens_per_s"] == pytest.approx(s["tokens_per_s"] / 4, rel=1e-3)
+
+
+def test_recommend_billing_preference(capsys: pytest.CaptureFixture[str], mini_root: Path) -> None:
+    # Monthly prices only: the H100 node's quoted range 80,000-90,000 counts at its middle, 85,000 a
+    # month, plus the rules' assumed extras (500 GB x 0.35 + 100 GB x 0.8 + one IP at 20 = 275); the
+    # 4090 has only hourly and spot prices, so it has nothing to price it and says why.
+    code, out, _ = run(capsys, "recommend", "--workload", "inference", "--model", "llama-2-7b", "--billing", "monthly",
+                       "--json", root=mini_root)  # fmt: skip
+    assert code == 0
+    by_gpu = {o["gpu"]: o for o in json.loads(out)["options"]}
+    assert (by_gpu["h100-sxm-80g"]["offer"], by_gpu["h100-sxm-80g"]["monthly_cost_cny"]) == ("bm-h100-8", 85275.0)
+    assert by_gpu["rtx-4090-24g"]["excluded"] == "这张卡没有所选计费方式（包月）的当前报价"
+    # without the flag every pickable tier counts, and the 4090's hourly price wins
+    code, out, _ = run(
+        capsys, "recommend", "--workload", "inference", "--model", "llama-2-7b", "--json", root=mini_root
+    )
+    assert json.loads(out)["pick"] == "rtx-4090-24g"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "llama-2-7b", "--billing", "spot"],
+         "--billing spot: such prices are shown but never ranked (rules.yaml prices.pick_billing: on_demand, daily, monthly)"),
+        (["--model", "llama-2-7b", "--layers", "40"],
+         "--layers describes a model given by --params; --model uses the model's own figures"),
+        (["--model", "sdxl", "--resolution", "512", "--workload", "lora"],
+         '"sdxl" is an image model: it is sized for generating images (--workload inference)'),
+        (["--model", "sdxl", "--context", "4096"], "--context is for language models; an image model's size is --resolution"),
+        (["--model", "llama-2-7b", "--resolution", "512"], "--resolution and --offload are for image models"),
+        (["--params", "7", "--experts-per-token", "2"],
+         "--experts-per-token and --active-params describe a mixture of experts: add --experts"),
+        (["--params", "47", "--experts", "8", "--experts-per-token", "9"], "--experts-per-token 9 is more than --experts 8"),
+        (["--params", "47", "--experts", "8", "--active-params", "50"], "--active-params 50 is more than --params 47"),
+        (["--params", "13", "--workload", "full", "--precision", "nf4"],
+         "full training in nf4 is not supported; use mixed, bf16, fp16 or fp32"),
+    ],
+)  # fmt: skip
+def test_recommend_refuses_what_it_cannot_size(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    workload = [] if "--workload" in args else ["--workload", "inference"]
+    code, out, err = run(capsys, "recommend", *workload, *args)
+    assert (code, out) == (2, "")
+    assert err == f"gpu-guide recommend: {message}\n"
+
+
+def test_recommend_sizes_images_and_experts(capsys: pytest.CaptureFixture[str]) -> None:
+    # SDXL at 2048x2048 has four times the pixels of 1024x1024: its peak per card grows.
+    sizes = []
+    for res in ("1024", "2048"):
+        code, out, _ = run(capsys, "recommend", "--workload", "inference", "--model", "sdxl", "--precision", "fp16",
+                           "--resolution", res, "--json")  # fmt: skip
+        assert code == 0
+        sizes.append(json.loads(out)["options"][0]["per_card_gib"])
+    assert sizes[1] > sizes[0]
+    # --params with the MoE fields sizes the same as the data's Mixtral entry, whose figures they are.
+    mixtral = ["--params", "46.7", "--layers", "32", "--hidden", "4096", "--heads", "32", "--kv-heads", "8",
+               "--intermediate", "14336", "--vocab", "32000", "--experts", "8", "--experts-per-token", "2",
+               "--active-params", "12.9"]  # fmt: skip
+    code, out, _ = run(capsys, "recommend", "--workload", "inference", *mixtral, "--json")
+    by_params = json.loads(out)["options"]
+    code, out, _ = run(capsys, "recommend", "--workload", "inference", "--model", "mixtral-8x7b", "--json")
+    by_model = json.loads(out)["options"]
+    assert [(o["gpu"], o["cards"], o["per_card_gib"]) for o in by_params] == [
+        (o["gpu"], o["cards"], o["per_card_gib"]) for o in by_model
+    ]

@@ -1,140 +1,460 @@
-/* Hand-written. The picker and cost calculator (calculator page).
- * Reads the JSON the generator embeds in <script id="calc-data"> and prices a month for
- * the reader's own hours, disk and traffic. The pricing mirrors generator/engine/cost.py
- * (monthly_cost, cheapest; matching_offers comes precomputed); tests/test_browser.py checks that both give
- * the same yuan. All text goes into the page through textContent, never innerHTML. */
-(function () {
-  "use strict";
+/* Hand-written. The calculator page: the form, the URL and the results.
+ *
+ * The numbers come from ./engine/ (a port of generator/engine and of `gpu-guide recommend`'s
+ * request building; tests/test_calculator_parity.py compares both on hundreds of inputs) over
+ * the JSON the generator embeds in <script id="calc-data">. The form's state is the query of
+ * `recommend` flags: a field left empty is a flag left out (the engine's default, shown grey in
+ * the box), hidden fields are never sent, and the address bar always holds the query, so a
+ * copied link reproduces the result. All text reaches the page through textContent. */
+import { cardCounts, estimate, usableGib } from "./engine/memory.js";
+import { cny, fixed, grouped } from "./engine/py.js";
+import { readHfConfig } from "./engine/hfconfig.js";
+import { ARCH_FLAGS, CLI_PRECISION, KNOWN, catalogue, recommendResult } from "./engine/workload.js";
+import { idleCards } from "./engine/recommend.js";
 
-  function yuan(v) {
-    return "¥" + Math.round(v).toLocaleString("en-US");
+/** Cards in words, as the pages print them (Option.cards_label): "4", "8（用满整机）", "1（整机 8 张，7 张闲置）". */
+function cardsText(o) {
+  if (o.cards === null) return "—";
+  if (!o.cards_billed || o.cards_billed === o.cards) return String(o.cards);
+  const idle = idleCards(o);
+  if (idle === 0) {
+    return o.replicas === 1 ? `${o.cards_used}（用满整机）` : `${o.cards}（整机 ${o.cards_billed} 张，${o.replicas} 份副本）`;
+  }
+  return `${o.cards}（整机 ${o.cards_billed} 张，${idle} 张闲置）`;
+}
+
+/** What whole-machine billing means for the pick, in one clause. */
+function billedText(o) {
+  const idle = idleCards(o);
+  if (idle) return `报价按整机 ${o.cards_billed} 张卡计费，其中 ${idle} 张闲置`;
+  if (o.replicas > 1) return `整机 ${o.cards_billed} 张卡同时跑 ${o.replicas} 份模型副本`;
+  return `整机 ${o.cards_billed} 张卡全部用上`;
+}
+
+/** Precisions offered per kind of job (the engine accepts others a link may carry). */
+const PRECISION_CHOICES = {
+  inference: ["bf16", "fp16", "fp8", "int8", "int4", "q4_k_m", "q8_0", "fp32"],
+  image: ["fp16", "bf16", "fp32", "fp8"],
+  lora: ["bf16", "fp16", "mixed", "fp32", "int8", "int4"],
+  qlora: ["nf4", "bf16", "fp16"],
+  full: ["mixed", "bf16", "fp16", "fp32"],
+  pretrain: ["mixed", "bf16", "fp16", "fp32"],
+};
+const PRECISION_HINT = { qlora: "计算精度（底座固定按 NF4 存储）" };
+/** Text fields in the order the URL lists them. */
+const TEXT_FLAGS = ["params", ...ARCH_FLAGS, "experts", "experts-per-token", "active-params", "batch", "context",
+  "prompt-tokens", "output-tokens", "resolution", "job-tokens", "lora-rank", "hours-per-month", "disk-gb", "egress-gb",
+  "budget"];
+const SELECT_FLAGS = ["kv-precision", "offload", "optimizer", "zero-stage"];
+
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = text;
+  if (cls) node.className = cls;
+  return node;
+}
+
+function init() {
+  const root = document.getElementById("gpu-calc");
+  const holder = document.getElementById("calc-data");
+  if (!root || !holder || root.hasAttribute("data-ready")) return;
+  const data = JSON.parse(holder.textContent);
+  const cat = catalogue(data);
+  const $ = (id) => document.getElementById(id);
+  const input = (flag) => $("calc-" + flag);
+  const form = $("calc-form");
+  const defaults = data.rules.defaults;
+  const gpuName = Object.fromEntries(data.gpus.map((g) => [g.id, g.name]));
+
+  // ------------------------------------------------------------------ the form
+
+  const modelSelect = input("model");
+  const groups = { llm: el("optgroup"), diffusion: el("optgroup") };
+  groups.llm.label = "语言模型";
+  groups.diffusion.label = "图像模型";
+  for (const m of data.models) {
+    const opt = el("option", m.name + (m.kind === "llm" ? `（${fixed(m.params_b, m.params_b < 10 ? 2 : 1)}B）` : ""));
+    opt.value = m.id;
+    groups[m.kind].appendChild(opt);
+  }
+  for (const g of Object.values(groups)) if (g.children.length) modelSelect.appendChild(g);
+  const custom = el("option", "自己填参数量 / 粘贴 config.json");
+  custom.value = "";
+  modelSelect.appendChild(custom);
+
+  const modelOf = (id) => data.models.find((m) => m.id === id);
+  const kind = () => {
+    if (modelSelect.value === "") return "llm";
+    const m = modelOf(modelSelect.value);
+    return m ? m.kind : "llm";
+  };
+
+  /** Offer the precisions that fit the job; keep a value a link brought even if it does not. */
+  function fillPrecisions(keep) {
+    const sel = input("precision");
+    const wl = input("workload").value;
+    const choices = kind() === "diffusion" ? PRECISION_CHOICES.image : PRECISION_CHOICES[wl] || PRECISION_CHOICES.inference;
+    const list = keep && !choices.includes(keep) ? [...choices, keep] : choices;
+    sel.replaceChildren(...list.map((p) => {
+      const o = el("option", data.names.precision[p] || p);
+      o.value = p;
+      return o;
+    }));
+    sel.value = keep && list.includes(keep) ? keep : choices[0];
+    $("calc-precision").previousElementSibling.textContent = PRECISION_HINT[wl] && kind() !== "diffusion" ? PRECISION_HINT[wl] : "精度";
   }
 
-  /* generator.cost.monthly_cost */
-  function monthlyCost(offer, cards, hours, disk, egress, publicIp, rates) {
-    var instances = Math.ceil(cards / offer.cards);
-    var rent;
-    if (offer.monthly) {
-      rent = offer.price * instances;
-    } else {
-      var block = offer.unit_hours;
-      var billed = Math.ceil(hours / block) * block;
-      rent = (offer.price / block) * billed * instances;
+  /** Add an option for a value the list does not have (a link's typo), so the engine can name it. */
+  function ensureOption(sel, value) {
+    if (![...sel.options].some((o) => o.value === value)) {
+      const o = el("option", `（无法识别：${value}）`);
+      o.value = value;
+      sel.appendChild(o);
     }
-    var other = disk * rates.disk_cny_per_gb_month + egress * rates.egress_cny_per_gb +
-      (publicIp ? rates.public_ip_cny_month * instances : 0);
-    return { offer: offer, instances: instances, rent: rent, other: other, total: rent + other };
+    sel.value = value;
   }
 
-  /* generator.engine.cost.matching_offers, precomputed by the generator per GPU, delivery
-   * form and card count (current offers in the billing tiers that may rank a pick). */
-  function matchingOffers(data, gpu, delivery, cards) {
-    return (data.matching[gpu + "|" + delivery + "|" + cards] || []).map(function (id) { return data.offers[id]; });
+  /** Show the fields that apply: data-when lists conditions that must all hold. */
+  function showFields() {
+    const wl = input("workload").value;
+    const k = kind();
+    const on = {
+      custom: modelSelect.value === "",
+      llm: k === "llm",
+      image: k === "diffusion",
+      inference: wl === "inference",
+      training: wl !== "inference" && k === "llm",
+      lora: (wl === "lora" || wl === "qlora") && k === "llm",
+    };
+    for (const node of root.querySelectorAll("[data-when]")) {
+      node.hidden = !node.dataset.when.split(" ").every((c) => on[c]);
+    }
+    for (const o of input("workload").options) {
+      if (o.value === "inference") o.textContent = k === "diffusion" ? "生成图像" : data.names.workload.inference;
+      else if (data.names.workload[o.value]) o.disabled = k === "diffusion"; // image models are sized for generation only
+    }
+    const batchLabel = root.querySelector('[data-field="batch"] label');
+    batchLabel.textContent = k === "diffusion" ? "每次出图张数" : wl === "inference" ? "并发请求数" : "每卡批大小（条）";
   }
 
-  /* generator.cost.cheapest */
-  function cheapest(data, gpu, delivery, cards, hours, disk, egress, publicIp) {
-    var best = null;
-    matchingOffers(data, gpu, delivery, cards).forEach(function (o) {
-      var c = monthlyCost(o, cards, hours, disk, egress, publicIp, data);
-      var key = Math.round(c.total * 1e6) / 1e6;
-      if (best === null || key < best.key || (key === best.key && o.id < best.cost.offer.id)) {
-        best = { key: key, cost: c };
+  const visible = (flag) => {
+    const wrap = root.querySelector(`[data-field="${flag}"]`);
+    if (!wrap) return false;
+    for (let n = wrap; n && n !== root; n = n.parentElement) if (n.hasAttribute("hidden")) return false;
+    return true;
+  };
+
+  /** The form as query pairs: visible, non-empty fields only (empty = the engine's default). */
+  function collect() {
+    const pairs = [["workload", input("workload").value]];
+    if (modelSelect.value !== "") pairs.push(["model", modelSelect.value]);
+    for (const flag of TEXT_FLAGS) {
+      if (flag === "params" && modelSelect.value !== "") continue;
+      const box = input(flag);
+      if (box && visible(flag) && box.value.trim() !== "") pairs.push([flag, box.value.trim()]);
+    }
+    const prec = input("precision").value;
+    if (prec !== CLI_PRECISION) pairs.push(["precision", prec]);
+    for (const flag of SELECT_FLAGS) if (visible(flag) && input(flag).value !== "") pairs.push([flag, input(flag).value]);
+    if (visible("tied-embeddings") && input("tied-embeddings").checked) pairs.push(["tied-embeddings", "1"]);
+    if (visible("grad-checkpointing") && input("grad-checkpointing").checked !== defaults.grad_checkpointing) {
+      pairs.push([input("grad-checkpointing").checked ? "grad-checkpointing" : "no-grad-checkpointing", "1"]);
+    }
+    if (input("public-ip").checked !== defaults.public_ip) pairs.push([input("public-ip").checked ? "public-ip" : "no-public-ip", "1"]);
+    if (input("require-cuda").checked) pairs.push(["require-cuda", "1"]);
+    if (input("domestic-only").checked) pairs.push(["domestic-only", "1"]);
+    const tiers = [...root.querySelectorAll('input[name="billing"]')];
+    const chosen = tiers.filter((t) => t.checked).map((t) => t.value);
+    if (chosen.length !== tiers.length) pairs.push(["billing", chosen.join(",")]);
+    // order as the URL shows it: workload and model first, then the rest as the command line lists them
+    return pairs;
+  }
+
+  /** Put a query's values into the form (a link, or config.json's flags). */
+  function apply(pairs) {
+    const v = Object.fromEntries(pairs);
+    if (v.workload !== undefined) ensureOption(input("workload"), v.workload);
+    if (v.params !== undefined && v.model === undefined) modelSelect.value = "";
+    else if (v.model !== undefined) ensureOption(modelSelect, v.model);
+    for (const flag of TEXT_FLAGS) if (input(flag)) input(flag).value = v[flag] !== undefined ? v[flag] : "";
+    fillPrecisions(v.precision || CLI_PRECISION);
+    for (const flag of SELECT_FLAGS) {
+      if (v[flag] !== undefined) ensureOption(input(flag), v[flag]);
+      else input(flag).value = "";
+    }
+    const on = (k) => v[k] === "1" || v[k] === "" || v[k] === "true";
+    input("tied-embeddings").checked = on("tied-embeddings");
+    input("grad-checkpointing").checked = on("grad-checkpointing") ? true : on("no-grad-checkpointing") ? false : defaults.grad_checkpointing;
+    input("public-ip").checked = on("public-ip") ? true : on("no-public-ip") ? false : defaults.public_ip;
+    input("require-cuda").checked = on("require-cuda");
+    input("domestic-only").checked = on("domestic-only");
+    const tiers = v.billing !== undefined ? v.billing.split(",") : null;
+    for (const t of root.querySelectorAll('input[name="billing"]')) t.checked = tiers === null || tiers.includes(t.value);
+    const arch = ARCH_FLAGS.concat(["experts", "experts-per-token", "active-params", "tied-embeddings"]);
+    $("calc-arch").open = arch.some((f) => v[f] !== undefined);
+    showFields();
+  }
+
+  // ------------------------------------------------------------------ results
+
+  const summary = $("calc-summary");
+  const table = $("calc-table");
+  const body = table.tBodies[0];
+  const excludedBox = $("calc-excluded");
+
+  function clearErrors() {
+    for (const p of root.querySelectorAll(".gpu-calc__error")) p.textContent = "";
+    for (const n of root.querySelectorAll("[aria-invalid]")) n.removeAttribute("aria-invalid");
+  }
+
+  /** Messages beside their fields; those of hidden or unknown fields go to the summary. */
+  function showErrors(errors) {
+    const loose = [];
+    for (const e of errors) {
+      const slot = $(`calc-${e.field}-error`);
+      if (slot && visible(e.field)) {
+        slot.textContent = e.message;
+        const box = input(e.field);
+        if (box) box.setAttribute("aria-invalid", "true");
+      } else {
+        loose.push(e.message);
       }
-    });
-    return best && best.cost;
-  }
-
-  function number(input, fallback) {
-    var v = parseFloat(input.value);
-    return isFinite(v) && v >= 0 ? v : fallback;
-  }
-
-  function cell(row, text) {
-    var td = document.createElement("td");
-    td.textContent = text;
-    row.appendChild(td);
-    return td;
-  }
-
-  function init() {
-    var holder = document.getElementById("calc-data");
-    var root = document.getElementById("gpu-calc");
-    if (!holder || !root || root.hasAttribute("data-ready")) return;
-    root.setAttribute("data-ready", "");
-    var data = JSON.parse(holder.textContent);
-    var $ = function (id) { return document.getElementById(id); };
-    var select = $("calc-workload");
-    data.workloads.forEach(function (w) {
-      var opt = document.createElement("option");
-      opt.value = w.id;
-      opt.textContent = w.label;
-      select.appendChild(opt);
-    });
-    var params = new URLSearchParams(window.location.search);
-    if (params.get("w")) select.value = params.get("w");
-    $("calc-hours").value = params.get("hours") || data.hours_per_month;
-
-    function render() {
-      var w = data.workloads.filter(function (x) { return x.id === select.value; })[0] || data.workloads[0];
-      var hours = Math.min(number($("calc-hours"), data.hours_per_month), 744);
-      var disk = number($("calc-disk"), 0), egress = number($("calc-egress"), 0);
-      var publicIp = $("calc-ip").checked, domestic = $("calc-domestic").checked;
-      var budget = parseFloat($("calc-budget").value);
-      var rows = [];
-      w.options.forEach(function (o) {
-        if (domestic && !data.gpus[o.gpu].domestic) return;
-        var c = cheapest(data, o.gpu, o.delivery, o.cards, hours, disk, egress, publicIp);
-        if (!c) return;
-        if (isFinite(budget) && budget > 0 && c.total > budget) return;
-        var job = o.job_hours === null ? null :
-          (c.offer.price / c.offer.unit_hours) * c.instances * (o.job_hours / c.offer.keep);
-        rows.push({ o: o, c: c, job: job });
-      });
-      rows.sort(function (a, b) {
-        var ka = w.training && a.job !== null ? a.job : a.c.total;
-        var kb = w.training && b.job !== null ? b.job : b.c.total;
-        return ka - kb || a.c.total - b.c.total || a.o.cards - b.o.cards || (a.o.gpu < b.o.gpu ? -1 : 1);
-      });
-      var body = $("calc-table").tBodies[0];
-      while (body.firstChild) body.removeChild(body.firstChild);
-      rows.forEach(function (r, i) {
-        var tr = document.createElement("tr");
-        tr.setAttribute("data-gpu", r.o.gpu);
-        cell(tr, String(i + 1));
-        cell(tr, data.gpus[r.o.gpu].name);
-        cell(tr, String(r.o.cards));
-        cell(tr, r.o.per_card_gib.toFixed(1) + " GiB");
-        cell(tr, data.delivery_names[r.o.delivery]);
-        var form = r.c.offer.delivery === r.o.delivery ? "" :
-          r.c.offer.delivery === "unspecified" ? "（未注明交付形式）" :
-          r.c.offer.delivery === "vm" ? "（云服务器）" : "（按裸金属整机计价）";
-        cell(tr, r.c.offer.label + form);
-        cell(tr, yuan(r.c.rent));
-        cell(tr, yuan(r.c.other));
-        cell(tr, yuan(r.c.total)).setAttribute("data-total", r.c.total.toFixed(2));
-        cell(tr, r.job === null ? "—" : yuan(r.job));
-        body.appendChild(tr);
-      });
-      $("calc-summary").textContent = rows.length
-        ? "最省钱：" + data.gpus[rows[0].o.gpu].name + " × " + rows[0].o.cards + "，每月约 " + yuan(rows[0].c.total) +
-          (w.training && rows[0].job !== null ? "，参照任务（" + w.job_tokens_b + "B token）租金约 " + yuan(rows[0].job) : "")
-        : "没有满足条件的方案。";
     }
+    summary.className = "gpu-calc__summary gpu-calc__summary--error";
+    summary.replaceChildren(el("p", "输入有误，先改正标红的项，才能算出结果。"));
+    if (loose.length) {
+      const ul = el("ul");
+      for (const m of loose) ul.appendChild(el("li", m));
+      summary.appendChild(ul);
+    }
+    body.replaceChildren();
+    table.hidden = true;
+    excludedBox.hidden = true;
+  }
 
-    root.querySelector("form").addEventListener("submit", function (e) { e.preventDefault(); });
-    root.querySelectorAll("input, select").forEach(function (el) {
-      el.addEventListener("input", render);
-      el.addEventListener("change", render);
+  const deliveryText = (o) => {
+    const name = data.names.delivery[o.delivery];
+    if (!o.offer) return name;
+    return `${name} · ${o.offer.label}`;
+  };
+
+  function lastColumn(rec, o) {
+    if (rec.training_job || o.job_cost_cny !== null) return o.job_cost_cny !== null ? `${cny(o.job_cost_cny)}（${grouped(o.job_hours, 0)} 小时）` : "—";
+    if (o.cost_per_mtok_cny !== null) return `${cny(o.cost_per_mtok_cny, 2)}/百万 token`;
+    return "—";
+  }
+
+  function reasonsRow(o, open) {
+    const tr = el("tr", null, "gpu-calc__why");
+    tr.hidden = !open;
+    const td = el("td");
+    td.colSpan = 8;
+    const ul = el("ul");
+    for (const r of o.reasons) ul.appendChild(el("li", r));
+    if (o.runner_ups.length) {
+      ul.appendChild(el("li", "其他平台同样配置：" + o.runner_ups.map((u) => `${u.offer.label}，每月约 ${cny(u.monthly.total)}`).join("；")));
+    }
+    td.appendChild(ul);
+    tr.appendChild(td);
+    return tr;
+  }
+
+  function optionRow(rec, o, rank, isPick, label) {
+    const tr = el("tr", null, isPick ? "is-pick" : o.excluded ? "is-over" : "");
+    tr.dataset.gpu = o.gpu.id;
+    if (o.cards !== null) tr.dataset.cards = String(o.cards);
+    const cell = (text, cls, name) => {
+      const td = el("td", text, cls);
+      if (name) td.dataset.label = name;
+      tr.appendChild(td);
+      return td;
+    };
+    cell(label || String(rank), "gpu-calc__rank");
+    const g = cell(null, "gpu-calc__gpu");
+    const a = el("a", o.gpu.name);
+    a.href = `../gpus/${o.gpu.id}/`;
+    g.appendChild(a);
+    if (isPick) g.appendChild(el("span", "推荐", "gpu-calc__badge"));
+    cell(cardsText(o), "", "卡数");
+    cell(`${fixed(o.sizing.per_card_gib, 1)} / ${fixed(o.sizing.usable_gib, 1)} GiB`, "", "每卡显存");
+    cell(deliveryText(o), "gpu-calc__offer", "交付与报价");
+    const m = cell(o.monthly ? cny(o.monthly.total) : "—", "gpu-calc__month", "每月");
+    if (o.monthly) m.dataset.total = o.monthly.total.toFixed(2);
+    const last = cell(lastColumn(rec, o), "gpu-calc__last", rec.training_job ? "任务租金" : "每百万 token");
+    if (rec.training_job && o.job_cost_cny !== null) last.dataset.job = o.job_cost_cny.toFixed(2);
+    const why = cell(null, "gpu-calc__toggle");
+    const button = el("button", isPick ? "收起" : "理由");
+    button.type = "button";
+    button.setAttribute("aria-expanded", String(isPick));
+    why.appendChild(button);
+    const detail = reasonsRow(o, isPick);
+    button.addEventListener("click", () => {
+      detail.hidden = !detail.hidden;
+      button.textContent = detail.hidden ? "理由" : "收起";
+      button.setAttribute("aria-expanded", String(!detail.hidden));
     });
-    render();
+    return [tr, detail];
   }
 
-  if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(init);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", init);
-  } else {
-    init();
+  /** Why nothing qualifies, and the nearest option. */
+  function emptyResult(r) {
+    const rec = r.rec;
+    const box = [el("p", "没有满足全部条件的方案。", "gpu-calc__headline")];
+    const over = rec.options.filter((o) => o.monthly && o.excluded && o.excluded.startsWith("月成本"));
+    const ul = el("ul");
+    const counts = new Map();
+    for (const o of rec.options) {
+      const key = o.excluded.startsWith("月成本") ? `超出月预算 ${cny(r.constraints.budget_cny_month)}` : o.excluded;
+      counts.set(key, (counts.get(key) || []).concat(o.gpu.name));
+    }
+    for (const [why, gpus] of counts) {
+      ul.appendChild(el("li", `${gpus.length} 款卡${why.startsWith("超出") ? "" : "："}${why}${gpus.length <= 3 ? `（${gpus.join("、")}）` : ""}`));
+    }
+    box.push(ul);
+    let nearest = null;
+    if (over.length) {
+      nearest = over[0]; // ranked: the cheapest that fits and has a price
+      const extra = nearest.monthly.total - r.constraints.budget_cny_month;
+      box.push(el("p", `最接近的方案：${nearest.gpu.name} × ${nearest.cards}，每月约 ${cny(nearest.monthly.total)}，超出预算 ${cny(extra)}。`
+        + (r.constraints.usage.hours_per_month > 1 ? "减少每月使用小时或放宽预算就能用上它。" : "")));
+    } else {
+      const tooBig = rec.options.filter((o) => o.cards === null && o.excluded.startsWith("即使"));
+      if (tooBig.length) {
+        const biggest = tooBig.reduce((a, b) => (b.gpu.memory_gb > a.gpu.memory_gb ? b : a));
+        const most = cardCounts(data.rules.memory, data.max_cards).slice(-1)[0];
+        const req = { ...r.request, gpus: most };
+        const need = estimate(req, data.rules.memory).total_gib;
+        box.push(el("p", `最接近的是显存最大的 ${biggest.gpu.name}：用 ${most} 张时每张卡仍需约 ${fixed(need, 1)} GiB，`
+          + `可用约 ${fixed(usableGib(biggest.gpu.memory_gb, data.rules.memory), 1)} GiB。换更低的精度、更短的上下文或更小的批大小再试。`));
+      }
+    }
+    summary.className = "gpu-calc__summary gpu-calc__summary--empty";
+    summary.replaceChildren(...box);
+    return nearest;
   }
-})();
+
+  function showResult(r) {
+    const rec = r.rec;
+    const training = r.request.workload !== "inference";
+    const serving = !training && r.request.arch.kind === "llm";
+    $("calc-last-head").textContent = training ? "任务租金" : serving ? "每百万 token（满载）" : "—";
+    const eligible = rec.options.filter((o) => o.excluded === null);
+    const rows = [];
+    let nearest = null;
+    if (rec.pick) {
+      const p = rec.pick;
+      const parts = [`${p.gpu.name} × ${p.cards} 张，${data.names.delivery[p.delivery]}，每月约 ${cny(p.monthly.total)}`];
+      if (p.cards_billed && p.cards_billed > p.cards) parts.push(billedText(p));
+      if (rec.training_job && p.job_cost_cny !== null) {
+        parts.push(`任务约 ${grouped(p.job_hours, 0)} 小时（${fixed(p.job_hours / 24, 1)} 天），租金约 ${cny(p.job_cost_cny)}`);
+      } else if (p.cost_per_mtok_cny !== null) {
+        parts.push(`每百万 token 约 ${cny(p.cost_per_mtok_cny, 2)}`);
+      }
+      summary.className = "gpu-calc__summary gpu-calc__summary--pick";
+      summary.replaceChildren(el("p", "推荐：" + parts.join("；") + "。", "gpu-calc__headline"),
+        el("p", `报价：${p.offer.label}。${eligible.length} 款卡满足条件，按${rec.training_job ? "完成任务的租金" : "每月合计"}从低到高排列。`
+          + (training && !rec.training_job ? "填上要训练的 token 数，就能算出整个任务的租金并按它排序。" : "")));
+    } else {
+      nearest = emptyResult(r);
+    }
+    eligible.forEach((o, i) => rows.push(...optionRow(rec, o, i + 1, i === 0)));
+    if (nearest) rows.push(...optionRow(rec, nearest, 0, false, "超预算"));
+    body.replaceChildren(...rows);
+    table.hidden = rows.length === 0;
+
+    const excluded = rec.options.filter((o) => o.excluded !== null && o !== nearest);
+    excludedBox.hidden = excluded.length === 0;
+    excludedBox.querySelector("summary").textContent = `不在候选内的 ${excluded.length} 款卡及原因`;
+    excludedBox.querySelector("tbody").replaceChildren(...excluded.map((o) => {
+      const tr = el("tr");
+      tr.dataset.gpu = o.gpu.id;
+      tr.append(el("td", o.gpu.name), el("td", o.excluded));
+      return tr;
+    }));
+  }
+
+  function share(pairs) {
+    const query = pairs.map(([k, v]) => `${k}=${encodeURIComponent(v).replace(/%2C/g, ",")}`).join("&");
+    const url = `${location.pathname}?${query}`;
+    history.replaceState(null, "", url);
+    const link = $("calc-link");
+    link.href = url;
+    link.textContent = "打开这组输入";
+    const words = pairs.map(([k, v]) => (v === "1" && ["require-cuda", "domestic-only", "tied-embeddings", "public-ip",
+      "no-public-ip", "grad-checkpointing", "no-grad-checkpointing"].includes(k) ? `--${k}` : `--${k} ${v}`));
+    $("calc-cli").textContent = ["gpu-guide recommend", ...words].join(" ");
+  }
+
+  function run(pairs) {
+    clearErrors();
+    const r = recommendResult(data, pairs, cat);
+    if (r.errors.length) showErrors(r.errors);
+    else showResult(r);
+    share(pairs);
+    root.dataset.state = r.errors.length ? "error" : r.rec.pick ? "pick" : "empty";
+  }
+
+  function update() {
+    showFields();
+    run(collect());
+  }
+
+  // ------------------------------------------------------------------ events
+
+  input("workload").addEventListener("change", () => {
+    fillPrecisions(input("precision").value);
+    update();
+  });
+  modelSelect.addEventListener("change", () => {
+    const m = modelOf(modelSelect.value);
+    if (m && m.kind === "diffusion" && m.pipeline_precision) input("workload").value = "inference";
+    showFields();
+    fillPrecisions(m && m.kind === "diffusion" ? m.pipeline_precision : input("precision").value);
+    update();
+  });
+  form.addEventListener("submit", (e) => e.preventDefault());
+  form.addEventListener("input", (e) => {
+    if (e.target.id === "calc-config") return;
+    update();
+  });
+  form.addEventListener("change", (e) => {
+    if (e.target === modelSelect || e.target === input("workload") || e.target.id === "calc-config") return;
+    update();
+  });
+  $("calc-config-read").addEventListener("click", () => {
+    const out = readHfConfig($("calc-config").value);
+    const msg = $("calc-config-message");
+    if (out.error) {
+      msg.textContent = out.error;
+      msg.className = "gpu-calc__error";
+      return;
+    }
+    for (const flag of [...ARCH_FLAGS, "params", "experts", "experts-per-token", "active-params"]) {
+      input(flag).value = out.flags[flag] !== undefined ? out.flags[flag] : "";
+    }
+    input("tied-embeddings").checked = out.flags["tied-embeddings"] === "1";
+    $("calc-arch").open = true;
+    msg.className = "gpu-calc__note";
+    msg.textContent = `读到 ${grouped(out.total, 0)} 个参数（${fixed(out.total / 1e9, 2)}B），已填入参数量和结构。${out.note}`;
+    update();
+  });
+  $("calc-copy").addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(location.href);
+      $("calc-copied").textContent = "已复制";
+    } catch (e) {
+      $("calc-copied").textContent = "复制失败，请直接复制地址栏";
+    }
+  });
+
+  // ------------------------------------------------------------------ start: the link's inputs, else the default
+
+  const linked = [...new URLSearchParams(location.search)].filter(([k]) => KNOWN.has(k));
+  const start = linked.length ? linked : data.start;
+  apply(start);
+  run(start);
+  root.setAttribute("data-ready", "");
+}
+
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+else init();

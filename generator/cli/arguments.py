@@ -11,6 +11,9 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
+from generator.data.records import Billing
+from generator.engine.bounds import BOUNDS
+
 
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line: ``gpu-guide recommend: argument --params: …``."""
@@ -58,6 +61,14 @@ def _check_range(value: float, text: str, low: float | None, high: float | None,
         raise argparse.ArgumentTypeError(f"must be at most {high:g}, got {text}")
 
 
+def bounded(flag: str) -> Callable[[str], float] | Callable[[str], int]:
+    """The checked value of a workload flag, in the range :data:`generator.engine.bounds.BOUNDS` gives it."""
+    b = BOUNDS[flag]
+    if b.whole:
+        return whole(None if b.low is None else int(b.low), None if b.high is None else int(b.high))
+    return number(b.low, b.high, low_open=b.low_open)
+
+
 def iso_date(text: str) -> dt.date:
     """A calendar date written YYYY-MM-DD."""
     try:
@@ -71,3 +82,18 @@ def slug(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("must not be empty")
     return text.strip()
+
+
+def billing_tiers(text: str) -> tuple[Billing, ...]:
+    """Billing tiers separated by commas (``on_demand,daily``), each named once."""
+    names = [t.strip() for t in text.split(",")]
+    known = [b.value for b in Billing]
+    out: list[Billing] = []
+    for name in names:
+        if name not in known:
+            raise argparse.ArgumentTypeError(
+                f"expected tiers from {', '.join(known)} separated by commas, got {text!r}"
+            )
+        if Billing(name) not in out:
+            out.append(Billing(name))
+    return tuple(out)

@@ -22,6 +22,11 @@ if TYPE_CHECKING:
     from generator.pipeline import Project
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line (the calculator's tests parse its flags with it too)."""
+    return _parser()
+
+
 def _parser() -> argparse.ArgumentParser:
     p = Parser(prog="gpu-guide", description="GPU 租赁选型指南：校验数据、计算选型、生成站点。")
     p.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: current folder)")

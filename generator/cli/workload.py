@@ -14,24 +14,24 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from generator.cli.arguments import number, slug, whole
+from generator.cli.arguments import billing_tiers, bounded, number, slug, whole
 from generator.data.catalogue import Catalogue
 from generator.data.problems import DataError
-from generator.data.records import Gpu, ModelKind, Optimizer, Precision, Workload
+from generator.data.records import Gpu, ModelKind, Offload, Optimizer, Precision, Workload
 from generator.data.validate import load_catalogue
 from generator.engine import memory, speed
 from generator.engine.arch import Arch
 from generator.engine.cost import Usage
-from generator.engine.recommend import Constraints, Option, recommend
+from generator.engine.recommend import Constraints, Option, Recommendation, recommend
 from generator.engine.request import Request
 from generator.engine.sizing import MAX_CARDS, arch_for, output_tokens, size_workload
 from generator.formats import cny
 from generator.pipeline import Project
 
-#: Bounds that keep a request meaningful; the engine itself needs only "positive".
-MAX_PARAMS_B = 10_000
-MAX_CONTEXT = 1_048_576
-MAX_BATCH = 4096
+#: Architecture fields ``--params`` may come with (each derived from the parameter count when missing).
+ARCH_FLAGS = ("layers", "hidden", "heads", "kv-heads", "vocab", "intermediate", "head-dim")
+#: Mixture-of-experts and embedding fields ``--params`` may come with.
+MOE_FLAGS = ("experts", "experts-per-token", "active-params", "tied-embeddings")
 
 
 def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
@@ -39,37 +39,50 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
     p.add_argument("--workload", required=True, choices=[w.value for w in Workload])
     who = p.add_mutually_exclusive_group(required=True)
     who.add_argument("--model", type=slug, help="model id from data/models.yaml")
-    who.add_argument("--params", type=number(0, MAX_PARAMS_B, low_open=True), metavar="BILLIONS",
+    who.add_argument("--params", type=bounded("params"), metavar="BILLIONS",
                      help="total parameters in billions (MoE: all)")  # fmt: skip
-    for name in ("layers", "hidden", "heads", "kv-heads", "vocab", "intermediate"):
-        p.add_argument(
-            f"--{name}", type=whole(1, 10_000_000), help="with --params: architecture field (derived if missing)"
-        )
+    for name in ARCH_FLAGS:
+        p.add_argument(f"--{name}", type=bounded(name), help="with --params: architecture field (derived if missing)")
+    p.add_argument("--experts", type=bounded("experts"), help="with --params: routed experts per MoE layer")
+    p.add_argument(
+        "--experts-per-token", type=bounded("experts-per-token"), help="with --experts: experts each token uses"
+    )
+    p.add_argument("--active-params", type=bounded("active-params"), metavar="BILLIONS",
+                   help="with --experts: parameters one token passes through")  # fmt: skip
+    p.add_argument("--tied-embeddings", action="store_true", help="with --params: input and output embeddings shared")
     p.add_argument("--precision", default=Precision.bf16.value, choices=[x.value for x in Precision])
     p.add_argument("--kv-precision", choices=[x.value for x in Precision])
-    p.add_argument("--batch", type=whole(1, MAX_BATCH), help="default: rules.yaml defaults.batch")
-    p.add_argument("--context", type=whole(1, MAX_CONTEXT), help="tokens per sequence (default: rules.yaml)")
+    p.add_argument("--batch", type=bounded("batch"), help="default: rules.yaml defaults.batch")
+    p.add_argument("--context", type=bounded("context"), help="tokens per sequence (default: rules.yaml)")
     p.add_argument("--grad-checkpointing", action=argparse.BooleanOptionalAction, default=None)
     p.add_argument("--optimizer", choices=[o.value for o in Optimizer])
-    p.add_argument("--lora-rank", type=whole(1, 1024))
+    p.add_argument("--lora-rank", type=bounded("lora-rank"))
     p.add_argument("--zero-stage", type=int, default=None, choices=[0, 1, 2, 3],
                    help="training on several cards: ZeRO stage (default: rules.yaml)")  # fmt: skip
-    p.add_argument("--prompt-tokens", type=whole(1, MAX_CONTEXT),
+    p.add_argument("--prompt-tokens", type=bounded("prompt-tokens"),
                    help="serving: prompt tokens per request (with --output-tokens, context = the two together)")  # fmt: skip
-    p.add_argument("--output-tokens", type=whole(1, MAX_CONTEXT),
+    p.add_argument("--output-tokens", type=bounded("output-tokens"),
                    help="serving: tokens generated per request (default: rules.yaml defaults.output_tokens)")  # fmt: skip
+    p.add_argument("--resolution", type=bounded("resolution"),
+                   help="image models: side of the square image in pixels (default: rules.yaml)")  # fmt: skip
+    p.add_argument("--offload", choices=[o.value for o in Offload],
+                   help="image models: none (all parts on the GPU) or model (model CPU offload)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="machine-readable output")
     if recommend:
         p.add_argument("--domestic-only", action="store_true", help="only 国产 accelerators")
         p.add_argument("--require-cuda", action="store_true", help="only NVIDIA GPUs")
-        p.add_argument("--budget", type=number(0, low_open=True), metavar="CNY", help="monthly budget in yuan")
-        p.add_argument("--hours-per-month", type=number(0, 744, low_open=True),
+        p.add_argument("--budget", type=bounded("budget"), metavar="CNY", help="monthly budget in yuan")
+        p.add_argument("--hours-per-month", type=bounded("hours-per-month"),
                        help="hours the cards run a month (default: the whole month)")  # fmt: skip
-        p.add_argument("--job-tokens", type=number(0, 1e6, low_open=True), metavar="BILLIONS",
+        p.add_argument("--job-tokens", type=bounded("job-tokens"), metavar="BILLIONS",
                        help="training: tokens to process")  # fmt: skip
-        p.add_argument("--disk-gb", type=number(0, 1e6))
-        p.add_argument("--egress-gb", type=number(0, 1e7))
-        p.add_argument("--no-public-ip", action="store_true")
+        p.add_argument("--disk-gb", type=bounded("disk-gb"))
+        p.add_argument("--egress-gb", type=bounded("egress-gb"))
+        p.add_argument("--public-ip", action=argparse.BooleanOptionalAction, default=None,
+                       help="rent one public IP per instance (default: rules.yaml defaults.public_ip)")  # fmt: skip
+        p.add_argument("--billing", type=billing_tiers, metavar="TIER[,TIER]",
+                       help="billing tiers that may price an option, e.g. on_demand or on_demand,daily "
+                            "(default: rules.yaml prices.pick_billing)")  # fmt: skip
     else:
         p.add_argument("--gpus", type=whole(1, MAX_CARDS), default=1,
                        help="cards (tensor parallel for inference, ZeRO for training)")  # fmt: skip
@@ -77,7 +90,7 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
                        help="a card's nominal memory; adds min_gpus to the result")  # fmt: skip
         p.add_argument("--gpu", type=slug, metavar="GPU_ID",
                        help="GPU id from data/gpus.yaml: adds a speed object (and min_gpus for its memory)")  # fmt: skip
-        p.add_argument("--job-tokens", type=number(0, 1e6, low_open=True), metavar="BILLIONS",
+        p.add_argument("--job-tokens", type=bounded("job-tokens"), metavar="BILLIONS",
                        help="training with --gpu: tokens to process, for train_hours and gpu_hours")  # fmt: skip
 
 
@@ -92,24 +105,48 @@ def _catalogue(project: Project) -> Catalogue:
     return cat
 
 
-def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
+def _arch(cat: Catalogue, args: argparse.Namespace) -> Arch:
+    """The model's shape: a ``models.yaml`` entry, or ``--params`` with whatever fields are given."""
+    shape_flags = [f for f in (*ARCH_FLAGS, *MOE_FLAGS) if getattr(args, f.replace("-", "_")) not in (None, False)]
     if args.model is not None:
+        if shape_flags:
+            raise UsageError(
+                f"--{shape_flags[0]} describes a model given by --params; --model uses the model's own figures"
+            )
         if args.model not in cat.models:
             close = difflib.get_close_matches(args.model, list(cat.models), n=1)
             hint = f'; did you mean "{close[0]}"?' if close else f"; known: {', '.join(cat.models)}"
             raise UsageError(f'unknown model "{args.model}"{hint}')
-        arch = arch_for(cat.models[args.model], cat.rules)
-    else:
-        arch = Arch.from_params(
-            args.params, layers=args.layers, hidden=args.hidden, heads=args.heads, kv_heads=args.kv_heads,
-            vocab=args.vocab, intermediate=args.intermediate, defaults=cat.rules.memory.arch_defaults,
-        )  # fmt: skip
+        return arch_for(cat.models[args.model], cat.rules)
+    if args.experts is None and (args.experts_per_token is not None or args.active_params is not None):
+        raise UsageError("--experts-per-token and --active-params describe a mixture of experts: add --experts")
+    if args.experts is not None and args.experts_per_token is not None and args.experts_per_token > args.experts:
+        raise UsageError(f"--experts-per-token {args.experts_per_token} is more than --experts {args.experts}")
+    if args.active_params is not None and args.active_params > args.params:
+        raise UsageError(f"--active-params {args.active_params:g} is more than --params {args.params:g}")
+    return Arch.from_params(
+        args.params, layers=args.layers, hidden=args.hidden, heads=args.heads, kv_heads=args.kv_heads,
+        vocab=args.vocab, intermediate=args.intermediate, head_dim=args.head_dim, experts=args.experts,
+        experts_per_token=args.experts_per_token, active_params_b=args.active_params,
+        tied_embeddings=args.tied_embeddings, defaults=cat.rules.memory.arch_defaults,
+    )  # fmt: skip
+
+
+def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
+    arch = _arch(cat, args)
     d = cat.rules.defaults
 
     def given(name: str, default: Any) -> Any:
         value = getattr(args, name)
         return default if value is None else value
 
+    image = arch.kind is ModelKind.diffusion
+    if image and args.workload != Workload.inference.value:
+        raise UsageError(f'"{args.model}" is an image model: it is sized for generating images (--workload inference)')
+    if image and args.context is not None:
+        raise UsageError("--context is for language models; an image model's size is --resolution")
+    if not image and (args.resolution is not None or args.offload is not None):
+        raise UsageError("--resolution and --offload are for image models")
     context, output = _serving_lengths(cat, args, arch.kind is ModelKind.llm)
     return Request(
         workload=Workload(args.workload), arch=arch, precision=Precision(args.precision),
@@ -118,6 +155,7 @@ def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
         grad_checkpointing=given("grad_checkpointing", d.grad_checkpointing),
         optimizer=Optimizer(given("optimizer", d.optimizer)), lora_rank=given("lora_rank", d.lora_rank),
         gpus=gpus, zero_stage=given("zero_stage", d.zero_stage), output_tokens=output,
+        resolution=given("resolution", d.resolution), offload=Offload(given("offload", d.offload)),
     )  # fmt: skip
 
 
@@ -281,21 +319,29 @@ def run_estimate(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
-def run_recommend(project: Project, args: argparse.Namespace) -> int:
-    cat = _catalogue(project)
-    try:
-        req = _request(cat, args, 1)
-    except (UsageError, ValueError) as exc:
-        print(f"gpu-guide recommend: {exc}", file=sys.stderr)
-        return 2
-    usage = Usage.from_rules(
-        cat.rules, args.hours_per_month, args.disk_gb, args.egress_gb, False if args.no_public_ip else None
-    )
+def recommend_options(cat: Catalogue, args: argparse.Namespace) -> Recommendation:
+    """Every GPU ranked for the workload the ``recommend`` flags describe. The calculator's JavaScript
+    (docs/javascripts/engine/) computes the same; tests/test_calculator_parity.py compares them.
+    Raises UsageError or ValueError for a request the engine cannot size."""
+    req = _request(cat, args, 1)
+    tiers = cat.rules.prices.pick_billing
+    for tier in args.billing or ():
+        if tier not in tiers:
+            raise UsageError(
+                f"--billing {tier.value}: such prices are shown but never ranked "
+                f"(rules.yaml prices.pick_billing: {', '.join(t.value for t in tiers)})"
+            )
+    usage = Usage.from_rules(cat.rules, args.hours_per_month, args.disk_gb, args.egress_gb, args.public_ip)
     c = Constraints(
         usage=usage, domestic_only=args.domestic_only, require_cuda=args.require_cuda,
-        budget_cny_month=args.budget, job_tokens_b=args.job_tokens,
+        budget_cny_month=args.budget, job_tokens_b=args.job_tokens, billing=args.billing,
     )  # fmt: skip
-    rec = recommend(cat, lambda gpu: size_workload(req, gpu, cat.rules, args.job_tokens), req.workload, c)
+    return recommend(cat, lambda gpu: size_workload(req, gpu, cat.rules, args.job_tokens), req.workload, c)
+
+
+def recommend_result(cat: Catalogue, args: argparse.Namespace) -> dict[str, Any]:
+    """What ``recommend --json`` prints: every GPU ranked (:func:`recommend_options`), with the pick."""
+    rec = recommend_options(cat, args)
     rows: list[dict[str, Any]] = []
     for rank, o in enumerate(rec.options, 1):
         rows.append(
@@ -321,8 +367,19 @@ def run_recommend(project: Project, args: argparse.Namespace) -> int:
                 "reasons": o.reasons,
             }
         )
+    return {"options": rows, "pick": rows[0]["gpu"] if rec.pick else None}
+
+
+def run_recommend(project: Project, args: argparse.Namespace) -> int:
+    cat = _catalogue(project)
+    try:
+        result = recommend_result(cat, args)
+    except (UsageError, ValueError) as exc:
+        print(f"gpu-guide recommend: {exc}", file=sys.stderr)
+        return 2
+    rows = result["options"]
     if args.json:
-        print(_dumps({"options": rows, "pick": rows[0]["gpu"] if rec.pick else None}))
+        print(_dumps(result))
         return 0
     for r in rows:
         cost = f"{cny(r['monthly_cost_cny'])}/月" if r["monthly_cost_cny"] is not None else "—"

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Delivery, Gpu, Offer, Scenario, Vendor, Workload
+from generator.data.records import Billing, Delivery, Gpu, Offer, Scenario, Vendor, Workload
 from generator.data.rules import Rules
 from generator.engine import cost as costs
 from generator.engine import speed
@@ -38,6 +38,8 @@ class Constraints:
     budget_cny_month: float | None = None
     job_tokens_b: float | None = None
     pricing: costs.Pricing | None = None  # the catalogue's pricing, shared by every option (built if None)
+    #: billing tiers the buyer accepts (a subset of rules.prices.pick_billing); None: every pickable tier
+    billing: tuple[Billing, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -153,14 +155,15 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         link = describe_link(gpu, cards)
         opt.excluded = f"{cards} 卡训练需要所有卡之间都有高速互联，而{' ' if link[:1].isascii() else ''}{link}"
         return opt
-    # Only current offers in a pickable billing tier rank or price anything (rules.prices).
+    # Only current offers in a pickable billing tier rank or price anything (rules.prices), and of
+    # those only the tiers the buyer accepts.
     offers, fallback = costs.matching_offers(
-        cat.pickable_offers, gpu.id, delivery, cards, rules.delivery.vm_whole_server_cards
+        _accepted(cat, c), gpu.id, delivery, cards, rules.delivery.vm_whole_server_cards
     )
     pricing = c.pricing or costs.pricing_of(cat)
     ranked = costs.ranked_costs(offers, cards, c.usage, pricing)
     if not ranked:
-        opt.excluded = _no_offer_reason(cat, gpu, delivery)
+        opt.excluded = _no_offer_reason(cat, gpu, delivery, c.billing)
         return opt
     by_id = {o.id: o for o in offers}
     monthly = ranked[0]
@@ -202,8 +205,20 @@ def _whole_machine_job(sizing: Sizing, gpu: Gpu, cards: int, billed: int, rules:
     return sizing.train_on(gpu, billed, rules)
 
 
-def _no_offer_reason(cat: Catalogue, gpu: Gpu, delivery: Delivery) -> str:
-    """Why no offer prices this option: none at all, only history, only spot/reserved, or none in this form."""
+def _accepted(cat: Catalogue, c: Constraints) -> list[Offer]:
+    """The offers that may price an option: current, pickable, in a billing tier the buyer accepts."""
+    if c.billing is None:
+        return cat.pickable_offers
+    return [o for o in cat.pickable_offers if o.billing in c.billing]
+
+
+#: Billing tiers in the words of a reason (the pages' names live in generator.pages.names).
+_BILLING_ZH = {Billing.on_demand: "按量", Billing.daily: "按天", Billing.monthly: "包月"}
+
+
+def _no_offer_reason(cat: Catalogue, gpu: Gpu, delivery: Delivery, billing: tuple[Billing, ...] | None = None) -> str:
+    """Why no offer prices this option: none at all, only history, only spot/reserved, none in the
+    billing tiers the buyer accepts, or none in this form."""
     form = "裸金属或整机云服务器" if delivery is Delivery.bare_metal else "容器或云服务器"
     if not cat.offers_for(gpu.id):
         return "数据中还没有这张卡的报价"
@@ -211,6 +226,9 @@ def _no_offer_reason(cat: Catalogue, gpu: Gpu, delivery: Delivery) -> str:
         return f"这张卡只有 {cat.rules.prices.fresh_days} 天前的历史报价，不用于排名"
     if not any(o.gpu == gpu.id for o in cat.pickable_offers):
         return "这张卡只有抢占式或长期合约报价，不用于排名"
+    if billing is not None and not any(o.gpu == gpu.id and o.billing in billing for o in cat.pickable_offers):
+        tiers = "、".join(_BILLING_ZH.get(b, b.value) for b in billing)
+        return f"这张卡没有所选计费方式（{tiers}）的当前报价"
     return f"数据中还没有这张卡的{form}当前报价"
 
 

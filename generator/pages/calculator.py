@@ -1,95 +1,228 @@
-"""Data for the interactive picker and cost calculator page.
+"""Data for the calculator page, and links that open it preloaded.
 
-The browser does only step 4 (pricing a month for the reader's own hours, disk and
-traffic) and the ranking; steps 1–3 (memory, card count, delivery form) come
-precomputed from the same engine as every other page, one entry per model page, and so
-does the choice of offers each option may use (:func:`generator.engine.cost.matching_offers`
-over the current offers in pickable billing tiers). Offers arrive in yuan per instance:
-foreign prices converted with their dated rate, per-card prices times the cards, and
-monthly or yearly prices as the rent of one month. The JavaScript in
-``docs/javascripts/calculator.js`` mirrors :func:`generator.engine.cost.monthly_cost` and
-:func:`generator.engine.cost.cheapest`; a browser test checks that both give the same yuan.
+The calculator runs the whole engine in the browser: ``docs/javascripts/engine/*.js`` is a
+hand-written port of ``generator/engine`` (memory, speed, sizing, delivery, cost, recommend)
+and of the command line's request building (``generator/cli/workload.py``).
+:func:`calculator_data` hands it the same inputs the Python engine reads: the rules, every
+GPU and model, the offers that may price a recommendation, provider names and exchange
+rates, embedded once in the page as JSON (``escape.json_for_script``).
+``tests/test_calculator_parity.py`` runs both engines on the same inputs and compares them.
+
+The page's URL holds the calculator's state with keys named like the flags of
+``gpu-guide recommend`` (``workload``, ``model``, ``precision``, ``hours-per-month`` …;
+switches as ``=1``). :func:`calculator_query` writes such a query for a scenario or a model
+page, with only the values that differ from what the command line would assume.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Delivery, Offer, PriceUnit
-from generator.engine import cost as costs
-from generator.engine.recommend import links_cards
-from generator.pages.names import DELIVERY_NAMES, WORKLOAD_NAMES
+from generator.data.records import Gpu, ModelKind, Offer, OpenModel, Precision, Workload
+from generator.engine.bounds import BOUNDS
+from generator.engine.cost import Usage
+from generator.engine.request import Request
+from generator.engine.sizing import MAX_CARDS, output_tokens
+from generator.pages.names import (
+    BILLING_NAMES,
+    DELIVERY_NAMES,
+    OPTIMIZER_NAMES,
+    PRECISION_NAMES,
+    WORKLOAD_NAMES,
+)
 from generator.pages.render import price_label
-from generator.results.evaluate import Results
+
+#: The rules sections the engine reads (``pages`` is editorial and stays out).
+RULE_SECTIONS = ("cost", "prices", "defaults", "delivery", "memory", "speed")
+#: ``recommend``'s default precision (generator/cli/workload.py); the URL leaves it out.
+CLI_PRECISION = Precision.bf16
 
 
-def calculator_data(cat: Catalogue, results: Results) -> dict[str, Any]:
-    """Everything calculator.js needs, as plain JSON values in a stable order."""
+def calculator_data(cat: Catalogue) -> dict[str, Any]:
+    """Everything the calculator's engine needs, as plain JSON values in a stable order."""
     rules = cat.rules
-    pricing = costs.pricing_of(cat)
-    loss = rules.delivery.container_virtualization_loss
-    offers = cat.pickable_offers
-    matching: dict[str, list[str]] = {}
-    workloads = []
-    for mp in results.models:
-        options = []
-        for o in mp.rec.options:
-            if o.cards is None:
-                continue
-            if o.delivery is Delivery.bare_metal and not links_cards(o.gpu, o.cards):
-                continue  # the delivery rule's premise fails: never a valid plan
-            key = f"{o.gpu.id}|{o.delivery.value}|{o.cards}"
-            if key not in matching:
-                found, _ = costs.matching_offers(
-                    offers, o.gpu.id, o.delivery, o.cards, rules.delivery.vm_whole_server_cards
-                )
-                matching[key] = [x.id for x in found]
-            job = o.sizing.job_hours
-            options.append(
-                {
-                    "gpu": o.gpu.id,
-                    "cards": o.cards,
-                    "delivery": o.delivery.value,
-                    "per_card_gib": round(o.sizing.per_card_gib, 2),
-                    "job_hours": round(job, 4) if job is not None else None,  # before virtualization loss
-                }
-            )
-        workloads.append(
-            {
-                "id": mp.slug,
-                "label": f"{mp.model.name} · {'生成图像' if mp.is_image else WORKLOAD_NAMES[mp.workload.value]}",
-                "training": mp.workload.value != "inference",
-                "job_tokens_b": mp.job_tokens_b,
-                "options": options,
-            }
-        )
     return {
-        "hours_per_month": rules.cost.hours_per_month,
-        "disk_cny_per_gb_month": rules.cost.disk_cny_per_gb_month,
-        "egress_cny_per_gb": rules.cost.egress_cny_per_gb,
-        "public_ip_cny_month": rules.cost.public_ip_cny_month,
-        "delivery_names": DELIVERY_NAMES,
-        "gpus": {g.id: {"name": g.name, "domestic": g.domestic} for g in cat.gpus.values()},
-        "offers": {o.id: _offer(cat, o, pricing, loss) for o in offers if any(o.id in m for m in matching.values())},
-        "matching": matching,
-        "workloads": workloads,
+        "rules": {name: getattr(rules, name).model_dump(mode="json") for name in RULE_SECTIONS},
+        "gpus": [_gpu(cat, g) for g in cat.gpus.values()],
+        "models": [_model(m) for m in cat.models.values()],
+        "offers": [_offer(cat, o) for o in cat.pickable_offers],
+        "providers": {p.id: p.name for p in cat.providers.values()},
+        "fx": [
+            {"currency": r.currency.value, "cny_per_unit": r.cny_per_unit, "as_of": r.as_of.isoformat()} for r in cat.fx
+        ],
+        "bounds": {
+            k: {"low": b.low, "high": b.high, "whole": b.whole, "low_open": b.low_open} for k, b in BOUNDS.items()
+        },
+        "max_cards": MAX_CARDS,
+        "start": [[k, v] for k, v in default_flags(cat).items()],  # query pairs, in order
+        "names": {
+            "delivery": DELIVERY_NAMES,
+            "billing": BILLING_NAMES,
+            "workload": WORKLOAD_NAMES,
+            "precision": PRECISION_NAMES,
+            "optimizer": OPTIMIZER_NAMES,
+        },
     }
 
 
-def _offer(cat: Catalogue, o: Offer, pricing: costs.Pricing, loss: float) -> dict[str, Any]:
-    """One offer as calculator.js prices it: yuan per instance per billing block."""
-    fixed = o.unit in (PriceUnit.month, PriceUnit.year)
-    instance = costs.instance_price_cny(o, pricing)
+def _gpu(cat: Catalogue, g: Gpu) -> dict[str, Any]:
+    """A GPU with the figures the engine reads, and how many offers it has (for "why no price")."""
+    return {
+        "id": g.id,
+        "name": g.name,
+        "vendor": g.vendor.value,
+        "architecture": g.architecture,
+        "form_factor": g.form_factor.value,
+        "domestic": g.domestic,
+        "memory_gb": g.memory_gb,
+        "memory_bandwidth_gbps": g.memory_bandwidth_gbps,
+        "fp32_tflops": g.fp32_tflops,
+        "fp16_tflops_dense": g.fp16_tflops_dense,
+        "bf16_tflops_dense": g.bf16_tflops_dense,
+        "fp8_tflops_dense": g.fp8_tflops_dense,
+        "interconnect": g.interconnect,
+        "interconnect_gbps": g.interconnect_gbps,
+        "pcie_gen": g.pcie_gen,
+        "unconfirmed": sorted(g.unconfirmed_names),
+        "offers_any": len(cat.offers_for(g.id)),  # current and history
+        "offers_current": len(cat.current_for(g.id)),
+    }
+
+
+def _model(m: OpenModel) -> dict[str, Any]:
+    """A model entry as ``Arch.from_model`` reads it, plus what the form shows."""
+    out: dict[str, Any] = {
+        "id": m.id,
+        "name": m.name,
+        "kind": m.kind.value,
+        "params_b": m.params_b,
+        "max_context": m.max_context,
+    }
+    if m.kind is ModelKind.diffusion:
+        out["pipeline_precision"] = m.pipeline_precision.value if m.pipeline_precision else None
+        out["denoiser_passes"] = m.denoiser_passes
+        out["components"] = [
+            {
+                "role": c.role.value,
+                "name": c.name,
+                "params": c.params,
+                "fp32_decode_in_fp16": c.fp32_decode_in_fp16,
+                "fp32_params_in_fp16": c.fp32_params_in_fp16,
+            }
+            for c in m.components
+        ]
+        return out
+    for name in ("active_params_b", "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab",
+                 "experts", "experts_per_token", "tied_embeddings"):  # fmt: skip
+        out[name] = getattr(m, name)
+    return out
+
+
+def _offer(cat: Catalogue, o: Offer) -> dict[str, Any]:
+    """An offer as ``engine/cost.js`` prices it: the quoted price (the middle of a range) in its own
+    currency and basis, converted there exactly as :mod:`generator.engine.cost` converts it."""
     return {
         "id": o.id,
+        "provider": o.provider,
         "gpu": o.gpu,
-        "delivery": o.delivery.value,
         "cards": o.cards,
-        # monthly and yearly offers: the rent of one month; hourly and daily: one billing block
-        "price": instance / (12 if o.unit is PriceUnit.year else 1) if fixed else instance,
-        "unit_hours": cat.rules.cost.hours_per_month if fixed else costs.hours_per_unit(o.unit, cat.rules.cost),
-        "monthly": fixed,
-        "keep": 1.0 if o.delivery is Delivery.bare_metal else 1 - loss,  # speed kept after virtualization
+        "per": o.per.value,
+        "delivery": o.delivery.value,
+        "billing": o.billing.value,
+        "unit": o.unit.value,
+        "price": o.price_mid,
+        "currency": o.currency.value,
+        "as_of": o.as_of.isoformat(),
+        "variant_unstated": o.variant_unstated,
         "label": f"{cat.providers[o.provider].name} {price_label(o)}" + (f"（{o.cards} 卡）" if o.cards > 1 else ""),
     }
+
+
+# --------------------------------------------------------------------------- links into the calculator
+
+
+def request_flags(cat: Catalogue, model_id: str, req: Request, job_tokens_b: float | None) -> dict[str, str]:
+    """The ``recommend`` flags that describe ``req`` for a model of the data, leaving out every value the
+    command line (and the calculator) would assume anyway."""
+    d = cat.rules.defaults
+    model = cat.models[model_id]
+    flags: dict[str, str] = {"workload": req.workload.value, "model": model_id}
+    if req.precision is not CLI_PRECISION:
+        flags["precision"] = req.precision.value
+    if req.kv_precision is not None:
+        flags["kv-precision"] = req.kv_precision.value
+    if req.batch != d.batch:
+        flags["batch"] = _num(req.batch)
+    if model.kind is ModelKind.diffusion:
+        if req.resolution != d.resolution:
+            flags["resolution"] = _num(req.resolution)
+        if req.offload is not d.offload:
+            flags["offload"] = req.offload.value
+        return flags
+    if req.context != d.context:
+        flags["context"] = _num(req.context)
+    if req.workload is Workload.inference:
+        if req.output_tokens is not None and req.output_tokens != output_tokens(None, req.context, cat.rules):
+            flags["output-tokens"] = _num(req.output_tokens)
+        return flags
+    if req.grad_checkpointing is not d.grad_checkpointing:
+        flags["no-grad-checkpointing" if d.grad_checkpointing else "grad-checkpointing"] = "1"
+    if req.optimizer is not d.optimizer:
+        flags["optimizer"] = req.optimizer.value
+    if req.workload in (Workload.lora, Workload.qlora) and req.lora_rank != d.lora_rank:
+        flags["lora-rank"] = _num(req.lora_rank)
+    if req.zero_stage != d.zero_stage:
+        flags["zero-stage"] = _num(req.zero_stage)
+    if job_tokens_b is not None:
+        flags["job-tokens"] = _num(job_tokens_b)
+    return flags
+
+
+def usage_flags(cat: Catalogue, usage: Usage) -> dict[str, str]:
+    """The month of use as flags, leaving out the defaults (``Usage.from_rules``)."""
+    base = Usage.from_rules(cat.rules)
+    flags: dict[str, str] = {}
+    if usage.hours_per_month != base.hours_per_month:
+        flags["hours-per-month"] = _num(usage.hours_per_month)
+    if usage.disk_gb != base.disk_gb:
+        flags["disk-gb"] = _num(usage.disk_gb)
+    if usage.egress_gb_month != base.egress_gb_month:
+        flags["egress-gb"] = _num(usage.egress_gb_month)
+    if usage.public_ip != base.public_ip:
+        flags["public-ip" if usage.public_ip else "no-public-ip"] = "1"
+    return flags
+
+
+def calculator_query(flags: Mapping[str, str]) -> str:
+    """``?workload=…&model=…`` for a link to the calculator (keys and values are ids and numbers)."""
+    return "?" + "&".join(f"{k}={quote(v, safe='.,_-')}" for k, v in flags.items())
+
+
+def _num(value: float) -> str:
+    """A number as the command line reads it back exactly: 730, 0.1, 2.5."""
+    if float(value).is_integer():
+        return str(int(value))
+    return repr(float(value))
+
+
+def scenario_flags(cat: Catalogue, scenario_id: str, req: Request, usage: Usage) -> dict[str, str]:
+    """A scenario's workload, month and constraints as ``recommend`` flags."""
+    s = cat.scenarios[scenario_id]
+    flags = request_flags(cat, s.model, req, s.job_tokens_b)
+    flags.update(usage_flags(cat, usage))
+    if s.require_cuda:
+        flags["require-cuda"] = "1"
+    if s.domestic_only:
+        flags["domestic-only"] = "1"
+    if s.budget_cny_month is not None:
+        flags["budget"] = _num(s.budget_cny_month)
+    return flags
+
+
+def default_flags(cat: Catalogue) -> dict[str, str]:
+    """What the calculator shows before the reader chooses anything: the first language model served."""
+    first = next((m for m in cat.models.values() if m.kind is ModelKind.llm), next(iter(cat.models.values())))
+    return {"workload": Workload.inference.value, "model": first.id}

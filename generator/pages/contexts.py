@@ -158,6 +158,7 @@ class ScenarioContext:
     disagreement: str | None
     assumptions: list[str]
     api: tuple[ApiComparison, ...]  # API prices of models about this size (language-model serving)
+    calculator: str  # query string that opens the calculator with this scenario's inputs
 
 
 @dataclass(frozen=True)
@@ -243,6 +244,7 @@ class ModelContext:
     kind_label: str  # 生成图像 for image models, else the workload's name
     components: list[ComponentRow]
     speed_unconfirmed: Callable[[Option], bool]  # serving speed rests on an unconfirmed figure
+    calculator: str  # query string that opens the calculator with this page's inputs
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from generator.engine.recommend import links_cards
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
-from generator.pages.calculator import calculator_data
+from generator.pages.calculator import calculator_data, calculator_query, request_flags, scenario_flags
 from generator.pages.names import (
     COMPONENT_ROLE_NAMES,
     DELIVERY_NAMES,
@@ -194,8 +194,8 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
         "calculator.md",
         "calculator.md.j2",
         "GPU 选型与成本计算器",
-        "选择模型和用法，填入每月使用小时、数据盘和流量，按本站报价实时算出每款 GPU 需要几张卡和每月总成本。",
-        ctx.CalculatorContext(calculator_data(cat, results)),
+        "填模型或参数量、用法、精度和用量，按本站的公式和报价算出每款 GPU 要几张卡、每月和整个任务花多少钱。",
+        ctx.CalculatorContext(calculator_data(cat)),
         everything,
         hide_toc=True,
     )
@@ -237,7 +237,8 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
             desc = f"计算推荐 {pick.gpu.name} × {pick.cards}，每月约 {cny(pick.monthly.total)}。{s.summary}"
         pl.add(f"scenarios/{s.id}.md", "scenario.md.j2", s.title, desc,
                ctx.ScenarioContext(s, r.request, r.usage, r.rec, cat.models[s.model], _reader_disagreement(cat, r),
-                                   _assumptions(r), r.api), everything, trail=(SCENARIOS,), nav_order=order)  # fmt: skip
+                                   _assumptions(r), r.api, calculator_query(scenario_flags(cat, s.id, r.request, r.usage))),
+               everything, trail=(SCENARIOS,), nav_order=order)  # fmt: skip
 
     gpu_pitfalls = {g: [p for p in cat.pitfalls if g in p.gpus] for g in cat.gpus}
     spec_rows = [(n, FIGURE_NAMES[n], d) for n, d in SPEC_ROWS]
@@ -309,7 +310,8 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
         faq = _model_faq(mp, cat.rules.memory.inference.serving_stack.name)
         pl.add(f"models/{mp.slug}.md", "model.md.j2", title, faq[0][0] + faq[0][1],
                ctx.ModelContext(mp, faq, [reader_text(a.text_zh) for a in mp.single_card.assumptions], _kind_label(mp),
-                                _component_rows(mp), model_pages.speed_unconfirmed),
+                                _component_rows(mp), model_pages.speed_unconfirmed,
+                                calculator_query(request_flags(cat, mp.model.id, mp.request, mp.job_tokens_b))),
                everything, trail=(MODELS,), extra_ld=(faq_ld(faq),))  # fmt: skip
 
     for pair in pairs:

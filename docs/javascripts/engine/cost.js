@@ -1,0 +1,122 @@
+/* Hand-written port of generator/engine/cost.py (and rate_on of generator/data/catalogue.py):
+ * what a month or a job really costs with one offer. Everything about pricing an offer lives in
+ * this module, so a change to the Python's offer model is mirrored here and nowhere else.
+ *
+ * An offer (generator/pages/calculator.py _offer) carries its quoted price in its own currency and
+ * basis: `price` (the middle of a quoted range), `per` (instance or card), `cards`, `unit`
+ * (hour, day, month, year), `currency` and `as_of`. */
+import { compareTuples, roundTo } from "./py.js";
+
+/** rate_on: the rate nearest in date at or before `on`, else the earliest after it (ties: first in the file). */
+export function rateOn(rates, currency, on) {
+  if (currency === "CNY") return null;
+  const mine = rates.filter((r) => r.currency === currency)
+    .map((r, i) => [r, i]).sort((a, b) => (a[0].as_of < b[0].as_of ? -1 : a[0].as_of > b[0].as_of ? 1 : a[1] - b[1]))
+    .map(([r]) => r);
+  if (!mine.length) return null;
+  let at = 0;
+  while (at < mine.length && mine[at].as_of <= on) at++; // bisect_right on ISO dates
+  if (at === 0) return mine[0];
+  const best = mine[at - 1];
+  return mine.find((r) => r.as_of === best.as_of);
+}
+
+/** Pricing: the cost rules and the dated exchange rates. */
+export class Pricing {
+  constructor(costRules, rates) {
+    this.rules = costRules;
+    this.rates = rates;
+  }
+
+  /** cny_factor: yuan per unit of the offer's currency (1 for yuan). */
+  cnyFactor(offer) {
+    if (offer.currency === "CNY") return 1;
+    const rate = rateOn(this.rates, offer.currency, offer.as_of);
+    if (rate === null) throw new Error(`no exchange rate for ${offer.currency} (offer ${offer.id})`);
+    return rate.cny_per_unit;
+  }
+}
+
+/** hours_per_unit */
+export function hoursPerUnit(unit, costRules) {
+  const month = costRules.hours_per_month;
+  return { hour: 1, day: 24, month, year: 12 * month }[unit];
+}
+
+/** instance_price_cny: one whole instance for one `offer.unit`, in yuan. */
+export function instancePriceCny(offer, pricing) {
+  const cards = offer.per === "card" ? offer.cards : 1;
+  return offer.price * cards * pricing.cnyFactor(offer);
+}
+
+/** instances_needed */
+export function instancesNeeded(offer, cards) {
+  return Math.ceil(cards / offer.cards);
+}
+
+/** monthly_cost: renting `cards` cards from `offer` for a month used as `usage` says. */
+export function monthlyCost(offer, cards, usage, pricing) {
+  const rules = pricing.rules;
+  const hoursUsed = usage.hours_per_month;
+  const instances = instancesNeeded(offer, cards);
+  const block = hoursPerUnit(offer.unit, rules);
+  const instanceHour = instancePriceCny(offer, pricing) / block;
+  let rent, idle, billing;
+  if (offer.unit === "month" || offer.unit === "year") {
+    const months = offer.unit === "year" ? 12 : 1;
+    rent = instancePriceCny(offer, pricing) / months * instances;
+    idle = rent * Math.max(0, 1 - hoursUsed / rules.hours_per_month);
+    billing = "fixed_month";
+  } else {
+    const billedHours = Math.ceil(hoursUsed / block) * block;
+    rent = instanceHour * billedHours * instances;
+    idle = instanceHour * (billedHours - hoursUsed) * instances;
+    billing = "by_use";
+  }
+  const disk = usage.disk_gb * rules.disk_cny_per_gb_month;
+  const egress = usage.egress_gb_month * rules.egress_cny_per_gb;
+  const publicIp = usage.public_ip ? rules.public_ip_cny_month * instances : 0;
+  const total = rent + disk + egress + publicIp;
+  return {
+    offer_id: offer.id, billing, instances, cards_rented: instances * offer.cards, hours_used: hoursUsed,
+    gpu_rent: rent, disk, egress, public_ip: publicIp, idle_rent: idle, total,
+    non_gpu_share: total === 0 ? 0 : (total - rent) / total,
+  };
+}
+
+/** job_cost_cny: rent for a job of `hours` wall-clock hours on `cards` cards, pro rata. */
+export function jobCostCny(offer, cards, hours, pricing) {
+  const instanceHour = instancePriceCny(offer, pricing) / hoursPerUnit(offer.unit, pricing.rules);
+  return instanceHour * instancesNeeded(offer, cards) * hours;
+}
+
+/** matching_offers: [offers that can serve `cards` cards in the `delivery` form, whether they are a fallback]. */
+export function matchingOffers(offers, gpuId, delivery, cards, wholeServerCards) {
+  const mine = offers.filter((o) => o.gpu === gpuId);
+  let tiers;
+  if (delivery === "bare_metal") {
+    const linked = mine.filter((o) => !o.variant_unstated);
+    const whole = linked.filter((o) => o.cards >= wholeServerCards);
+    const wholeIds = new Set(whole.map((o) => o.id));
+    tiers = [
+      linked.filter((o) => o.delivery === "bare_metal" || (o.delivery === "vm" && wholeIds.has(o.id))),
+      whole.filter((o) => o.delivery === "unspecified"),
+    ];
+  } else {
+    tiers = [
+      mine.filter((o) => o.delivery === "container" || o.delivery === "vm"),
+      mine.filter((o) => o.delivery === "unspecified"),
+      mine.filter((o) => o.delivery === "bare_metal"),
+    ];
+  }
+  for (let i = 0; i < tiers.length; i++) if (tiers[i].length) return [tiers[i], i > 0];
+  return [[], true];
+}
+
+/** ranked_costs: every offer's month for this use, cheapest first (ties broken by offer id). */
+export function rankedCosts(offers, cards, usage, pricing) {
+  const costs = offers.map((o) => monthlyCost(o, cards, usage, pricing));
+  return costs.map((c) => [[roundTo(c.total, 6), c.offer_id], c])
+    .sort((a, b) => compareTuples(a[0], b[0]))
+    .map(([, c]) => c);
+}

@@ -1,0 +1,71 @@
+/* Hand-written port of generator/engine/footprint.py: weight bytes, KV cache per token,
+ * tensor/pipeline layout, LoRA adapter size and the per-card overhead. Numbers only: the
+ * Chinese assumption texts of the Python stay on the model and scenario pages. */
+import { imul, sum } from "./py.js";
+
+export const GIB = 2 ** 30;
+export const BITS_PER_BYTE = 8;
+export const BREAKDOWN_KEYS = ["weights", "kv_cache", "activations", "gradients", "optimizer_states", "transients", "overhead"];
+export const MLP_MODULES = ["gate_proj", "up_proj", "down_proj"];
+
+/** weight_bytes: all weights at `precision`, one copy, all experts. */
+export function weightBytes(arch, precision, mem, embeddingBits = null) {
+  const bits = mem.bits_per_param[precision];
+  if (mem.embeddings_16bit_formats.includes(precision)) {
+    const emb = Math.min(arch.embedding_params, arch.params);
+    const embBits = embeddingBits !== null ? embeddingBits : mem.embedding_bits;
+    return (arch.params - emb) * bits / BITS_PER_BYTE + emb * embBits / BITS_PER_BYTE;
+  }
+  return arch.params * bits / BITS_PER_BYTE;
+}
+
+/** default_kv_precision */
+export function defaultKvPrecision(precision, mem) {
+  if (precision === "fp32" && mem.kv_fp32_when_model_fp32) return "fp32";
+  return mem.kv_default_precision;
+}
+
+/** parallel_layout: [tensor-parallel, pipeline-parallel] for serving on `gpus` cards. */
+export function parallelLayout(gpus, mem) {
+  const tp = Math.min(gpus, mem.inference.max_tensor_parallel);
+  return [tp, Math.ceil(gpus / tp)];
+}
+
+/** kv_bytes_per_token: KV-cache bytes per token on one card. */
+export function kvBytesPerToken(arch, kvPrecision, mem, gpus = 1) {
+  if (arch.kind === "diffusion") return 0;
+  const [tp, pp] = parallelLayout(gpus, mem);
+  const layers = Math.ceil(arch.layers / pp);
+  const heads = Math.ceil(arch.kv_heads / tp);
+  const bytesPer = mem.bits_per_param[kvPrecision] / BITS_PER_BYTE;
+  return imul(2, layers, heads, arch.head_dim) * bytesPer;
+}
+
+/** lora_params: rank × (d_in + d_out) per targeted Linear. */
+export function loraParams(arch, rank, mem) {
+  let perLayer = 0;
+  for (const target of mem.training.lora_targets) {
+    const [dIn, dOut] = arch.linear_shapes[target];
+    const copies = arch.experts && MLP_MODULES.includes(target) ? arch.experts : 1;
+    perLayer += imul(rank, dIn + dOut, copies);
+  }
+  return perLayer * arch.layers;
+}
+
+/** finish: add the per-card overhead and convert bytes to GiB. `parts` is a list of [key, bytes]
+ * in the Python dict's order (the sum follows it). */
+export function finish(parts, n, extraOverhead, mem) {
+  const o = mem.overhead;
+  const subtotal = sum(parts.map(([, v]) => v));
+  const fixed = o.cuda_context_gib * GIB + (n > 1 ? o.multi_card_comm_gib * GIB : 0);
+  const overhead = fixed + extraOverhead + o.fragmentation_fraction * subtotal;
+  const byKey = Object.fromEntries(parts);
+  const out = {};
+  for (const k of BREAKDOWN_KEYS) out[k] = k === "overhead" ? overhead / GIB : (byKey[k] || 0) / GIB;
+  return out;
+}
+
+/** sum(breakdown.values()) in BREAKDOWN_KEYS order */
+export function total(breakdown) {
+  return sum(BREAKDOWN_KEYS.map((k) => breakdown[k]));
+}

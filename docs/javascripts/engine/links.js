@@ -1,0 +1,56 @@
+/* Hand-written port of generator/engine/links.py: how the cards of one job are connected. */
+import { general } from "./py.js";
+
+const BRIDGE_CARDS = 2;
+
+/** Gpu.has_nvlink_class_link: a dedicated scale-up link (SXM and OAM modules). */
+export function hasNvlinkClassLink(gpu) {
+  return gpu.interconnect !== null && (gpu.form_factor === "sxm" || gpu.form_factor === "oam");
+}
+
+/** Gpu.tensor_tflops: dense 16-bit tensor TFLOPS, BF16 else FP16. */
+export function tensorTflops(gpu) {
+  return gpu.bf16_tflops_dense || gpu.fp16_tflops_dense || 0;
+}
+
+/** is_bridged */
+export function isBridged(gpu) {
+  return gpu.interconnect !== null && !hasNvlinkClassLink(gpu);
+}
+
+/** link_kind: single, nvlink, pcie or multi_node */
+export function linkKind(gpu, cards, mem) {
+  if (cards <= 1) return "single";
+  if (cards > mem.inference.max_tensor_parallel) return "multi_node";
+  if (hasNvlinkClassLink(gpu) || (isBridged(gpu) && cards <= BRIDGE_CARDS)) return "nvlink";
+  return "pcie";
+}
+
+/** describe_link: the cards' connection in plain Chinese. */
+export function describeLink(gpu, cards) {
+  const link = gpu.interconnect;
+  const speed = gpu.interconnect_gbps ? `，每卡 ${general(gpu.interconnect_gbps)} GB/s` : "";
+  if (cards <= 1) return "单卡";
+  if (link === null) return `卡间只有 PCIe ${gpu.pcie_gen}.0，没有 NVLink 等高速互联`;
+  if (hasNvlinkClassLink(gpu)) return `卡间 ${link} 全互联${speed}`;
+  if (cards <= BRIDGE_CARDS) return `两张卡用 ${link} 桥接${speed}`;
+  return `${link} 只能两两桥接，桥接对之间走 PCIe ${gpu.pcie_gen}.0`;
+}
+
+/** link_gbps_per_direction */
+export function linkGbpsPerDirection(gpu, cards, mem, speed) {
+  const kind = linkKind(gpu, cards, mem);
+  if ((kind === "nvlink" || kind === "multi_node") && gpu.interconnect_gbps) return gpu.interconnect_gbps / 2;
+  const gen = Math.min(6, Math.max(3, gpu.pcie_gen));
+  return speed.decode.pcie_gbps[`gen${gen}`];
+}
+
+/** allreduce_seconds: one ring all-reduce of `messageBytes` over `tp` cards. */
+export function allreduceSeconds(gpu, tp, messageBytes, mem, speed) {
+  if (tp <= 1) return 0;
+  const kind = linkKind(gpu, tp, mem);
+  const lat = speed.decode.allreduce_latency_us;
+  const latency = (kind === "nvlink" ? lat.nvlink : lat.pcie) * 1e-6;
+  const bw = linkGbpsPerDirection(gpu, tp, mem, speed) * 1e9;
+  return latency + 2 * (tp - 1) / tp * messageBytes / bw;
+}

@@ -1,0 +1,184 @@
+/* Hand-written port of generator/engine/speed.py: training time, decode, prefill and serving
+ * speed (numbers only; the assumption texts stay on the pages). */
+import { BITS_PER_BYTE, GIB, defaultKvPrecision, kvBytesPerToken, parallelLayout, weightBytes } from "./footprint.js";
+import { allreduceSeconds, hasNvlinkClassLink, linkKind, tensorTflops } from "./links.js";
+import { estimate, usableGib } from "./memory.js";
+import { floorDiv, imul } from "./py.js";
+
+const TERA = 1e12, GIGA = 1e9, SECONDS_PER_HOUR = 3600, MILLION = 1e6;
+const TENSOR_TO_FP32 = 16;
+
+function computeParams(arch) {
+  const lookup = !arch.tied_embeddings ? arch.input_embedding_params : 0;
+  return Math.max(0, arch.active_params - lookup);
+}
+
+/** forward_flops_per_token */
+export function forwardFlopsPerToken(arch, context, speed) {
+  const dense = speed.forward_flops_per_param * computeParams(arch);
+  const attention = speed.attention_flops_per_layer_width_context * arch.layers * arch.q_width * context;
+  return dense + attention;
+}
+
+/** train_flops: model FLOPs to train on `tokens` tokens. */
+export function trainFlops(req, speed, tokens) {
+  const frozen = req.workload === "lora" || req.workload === "qlora";
+  const backward = frozen ? speed.frozen_backward_to_forward : speed.backward_to_forward;
+  return forwardFlopsPerToken(req.arch, req.context, speed) * (1 + backward) * tokens;
+}
+
+/** platform: the training efficiency of the GPU's architecture, or the marked default. */
+export function platform(gpu, speed) {
+  const found = speed.training.platforms.find((p) => p.architecture === gpu.architecture);
+  if (found) return found;
+  return { architecture: gpu.architecture, mfu: speed.training.default_mfu, confirmed: false };
+}
+
+/** scaling_efficiency: [fraction of linear speed-up, link kind]. */
+export function scalingEfficiency(gpu, cards, rules) {
+  const link = linkKind(gpu, cards, rules.memory);
+  if (link === "single") return [1, link];
+  let intra = link;
+  if (link === "multi_node") intra = hasNvlinkClassLink(gpu) ? "nvlink" : "pcie";
+  const points = [...rules.speed.scaling[intra]].sort((a, b) => a.cards - b.cards);
+  let eff = points[0].efficiency;
+  for (const p of points) if (p.cards <= cards) eff = p.efficiency;
+  if (link === "multi_node") eff *= rules.speed.scaling.multi_node_factor;
+  return [eff, link];
+}
+
+/** training_hours: hours to train on `tokens` tokens with `cards` cards of `gpu`. */
+export function trainingHours(req, tokens, gpu, cards, rules) {
+  const speed = rules.speed;
+  const flops = trainFlops(req, speed, tokens);
+  const plat = platform(gpu, speed);
+  const [eff] = scalingEfficiency(gpu, cards, rules);
+  const peak = tensorTflops(gpu) * TERA;
+  const steps = flops / (cards * peak * plat.mfu * eff) / SECONDS_PER_HOUR;
+  const hours = steps / speed.training.goodput;
+  return { hours, gpu_hours: hours * cards, flops, mfu: plat.mfu * eff, confirmed: plat.confirmed };
+}
+
+/** expected_experts_touched: E·(1 − (1 − k/E)^b) */
+export function expectedExpertsTouched(experts, perToken, batch) {
+  return experts * (1 - (1 - perToken / experts) ** batch);
+}
+
+function gemmTflops(gpu, precision, speed) {
+  if (precision === "fp8" && gpu.fp8_tflops_dense) return tensorTflops(gpu) * speed.fp8_speedup;
+  return tensorTflops(gpu);
+}
+
+function embeddingBits(prec, mem) {
+  return mem.embeddings_16bit_formats.includes(prec) ? mem.embedding_bits : mem.bits_per_param[prec];
+}
+
+function touchedShare(arch, batch) {
+  if (!(arch.experts && arch.experts_per_token)) return 1;
+  return expectedExpertsTouched(arch.experts, arch.experts_per_token, batch) / arch.experts;
+}
+
+function weightsRead(arch, prec, mem, batch) {
+  let t = weightBytes(arch, prec, mem);
+  if (!arch.tied_embeddings) t -= arch.input_embedding_params * embeddingBits(prec, mem) / BITS_PER_BYTE;
+  const untouched = arch.expert_params * (1 - touchedShare(arch, batch));
+  return t - untouched * mem.bits_per_param[prec] / BITS_PER_BYTE;
+}
+
+function dequantParams(arch, prec, mem, batch) {
+  const linear = arch.params - (mem.embeddings_16bit_formats.includes(prec) ? arch.embedding_params : 0);
+  return Math.max(0, linear - arch.expert_params * (1 - touchedShare(arch, batch)));
+}
+
+function dequantSeconds(arch, prec, gpu, cards, rules, batch) {
+  const ops = rules.speed.decode.dequant_ops_per_weight[prec];
+  if (!ops) return 0;
+  const fp32 = (gpu.fp32_tflops || tensorTflops(gpu) / TENSOR_TO_FP32) * TERA;
+  const [, pp] = parallelLayout(cards, rules.memory);
+  return dequantParams(arch, prec, rules.memory, batch) / cards * pp * ops / fp32;
+}
+
+function commSeconds(arch, gpu, cards, tokens, rules) {
+  const [tp, pp] = parallelLayout(cards, rules.memory);
+  const message = imul(tokens, arch.hidden) * rules.memory.inference.activation_bytes;
+  const perLayer = 2 * allreduceSeconds(gpu, tp, message, rules.memory, rules.speed);
+  return arch.layers * perLayer + (pp - 1) * rules.speed.decode.pipeline_hop_us * 1e-6;
+}
+
+/** decode_step: one decode step of `batch` sequences of `context` tokens on `cards` cards. */
+export function decodeStep(arch, prec, kvPrec, batch, context, gpu, cards, rules) {
+  const d = rules.speed.decode, mem = rules.memory;
+  const [tp, pp] = parallelLayout(cards, mem);
+  const bw = gpu.memory_bandwidth_gbps * GIGA * d.bandwidth_efficiency;
+  const weights = weightsRead(arch, prec, mem, batch) / cards * pp / bw;
+  const flops = forwardFlopsPerToken(arch, 0, rules.speed) * batch;
+  const gemm = flops / (tp * gemmTflops(gpu, prec, rules.speed) * TERA * d.compute_efficiency);
+  const dequant = dequantSeconds(arch, prec, gpu, cards, rules, batch);
+  const kv = kvBytesPerToken(arch, kvPrec, mem, cards) * batch * context * pp / bw;
+  const comm = commSeconds(arch, gpu, cards, batch, rules);
+  const overhead = d.step_overhead_ms / 1000;
+  return { seconds: Math.max(weights, gemm, dequant) + kv + comm + overhead, weights, gemm, dequant, kv, comm };
+}
+
+const kvPrecision = (req, mem) => req.kv_precision || defaultKvPrecision(req.precision, mem);
+
+/** decode_throughput: steady-state decode speed of req.batch sequences at req.context tokens. */
+export function decodeThroughput(req, gpu, cards, rules) {
+  const step = decodeStep(req.arch, req.precision, kvPrecision(req, rules.memory), req.batch, req.context, gpu, cards, rules);
+  return { tokens_per_s: req.batch / step.seconds, per_token_ms: step.seconds * 1000 };
+}
+
+/** prefill_seconds */
+export function prefillSeconds(req, gpu, cards, rules, promptTokens = null, batch = null) {
+  const speed = rules.speed, mem = rules.memory;
+  const arch = req.arch, prec = req.precision;
+  const prompt = promptTokens !== null ? promptTokens : req.context;
+  const n = batch !== null ? batch : req.batch;
+  const [tp] = parallelLayout(cards, mem);
+  const tokens = imul(n, prompt);
+  const flops = forwardFlopsPerToken(arch, floorDiv(prompt, 2), speed) * tokens;
+  const compute = flops / (tp * gemmTflops(gpu, prec, speed) * TERA * speed.prefill_mfu);
+  const bw = gpu.memory_bandwidth_gbps * GIGA * speed.decode.bandwidth_efficiency;
+  const weights = weightsRead(arch, prec, mem, n) / tp / bw;
+  const dequant = dequantSeconds(arch, prec, gpu, cards, rules, n);
+  const comm = commSeconds(arch, gpu, cards, tokens, rules);
+  return Math.max(compute, weights, dequant) + comm + speed.decode.step_overhead_ms / 1000;
+}
+
+/** serve: `concurrency` requests of prompt + output tokens, prefill and decode time-shared. */
+export function serve(req, gpu, cards, rules, prompt, output, concurrency) {
+  const kvPrec = kvPrecision(req, rules.memory);
+  const step = decodeStep(req.arch, req.precision, kvPrec, concurrency, prompt + floorDiv(output, 2), gpu, cards, rules);
+  const prefill = prefillSeconds(req, gpu, cards, rules, prompt, concurrency);
+  const ttft = prefillSeconds(req, gpu, cards, rules, prompt, 1);
+  const wave = prefill + output * step.seconds;
+  return {
+    concurrency,
+    prompt_tokens: prompt,
+    output_tokens: output,
+    prefill_s: prefill,
+    step_s: step.seconds,
+    ttft_s: ttft,
+    wave_s: wave,
+    output_tokens_per_s: concurrency * output / wave,
+    total_tokens_per_s: concurrency * (prompt + output) / wave,
+  };
+}
+
+/** max_concurrency: [sequences whose KV cache fits the free memory, whether the engine's cap limits it]. */
+export function maxConcurrency(req, gpu, cards, rules, cap = null) {
+  const mem = rules.memory;
+  const limit = cap || rules.speed.serving.max_concurrency;
+  const one = estimate({ ...req, batch: 1, gpus: cards }, mem);
+  let perSeq = kvBytesPerToken(req.arch, kvPrecision(req, mem), mem, cards) * req.context;
+  perSeq *= 1 + mem.overhead.fragmentation_fraction;
+  const free = usableGib(gpu.memory_gb, mem) * GIB - one.total_gib * GIB + perSeq;
+  const fits = perSeq > 0 ? Math.max(1, Math.floor(free / perSeq)) : limit;
+  return [Math.min(fits, limit), fits >= limit];
+}
+
+/** cost_per_million_tokens */
+export function costPerMillionTokens(tokensPerS, priceCnyPerHour) {
+  if (tokensPerS <= 0) throw new Error("tokens_per_s must be positive");
+  return priceCnyPerHour / (tokensPerS * SECONDS_PER_HOUR) * MILLION;
+}

@@ -1,0 +1,252 @@
+/* Hand-written port of generator/cli/workload.py (recommend_result, _arch, _request,
+ * _serving_lengths) and of the flag checks of generator/cli/arguments.py: the calculator's state
+ * is the flags of `gpu-guide recommend` (URL keys of the same names, switches as =1), checked and
+ * turned into a request the same way. Errors name the field and say what to type, in Chinese. */
+import { fromModel, fromParams } from "./arch.js";
+import { Pricing } from "./cost.js";
+import { recommend } from "./recommend.js";
+import { Sizer, outputTokens, sizeWorkload } from "./sizing.js";
+
+export const WORKLOADS = ["inference", "lora", "qlora", "full", "pretrain"];
+export const PRECISIONS = ["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "q4_k_m", "q8_0", "mixed"];
+export const OPTIMIZERS = ["adamw", "adamw-8bit", "sgd"];
+export const OFFLOADS = ["none", "model"];
+export const BILLINGS = ["on_demand", "daily", "monthly", "spot", "reserved"];
+/** `recommend`'s default precision (argparse default in generator/cli/workload.py). */
+export const CLI_PRECISION = "bf16";
+
+export const ARCH_FLAGS = ["layers", "hidden", "heads", "kv-heads", "vocab", "intermediate", "head-dim"];
+export const MOE_FLAGS = ["experts", "experts-per-token", "active-params", "tied-embeddings"];
+const NUMBER_FLAGS = ["params", ...ARCH_FLAGS, "experts", "experts-per-token", "active-params", "batch", "context",
+  "lora-rank", "prompt-tokens", "output-tokens", "resolution", "budget", "hours-per-month", "job-tokens", "disk-gb",
+  "egress-gb"];
+const CHOICE_FLAGS = { workload: WORKLOADS, precision: PRECISIONS, "kv-precision": PRECISIONS, optimizer: OPTIMIZERS,
+  "zero-stage": ["0", "1", "2", "3"], offload: OFFLOADS };
+const SWITCHES = ["tied-embeddings", "domestic-only", "require-cuda"];
+/** --grad-checkpointing / --no-grad-checkpointing and --public-ip / --no-public-ip (argparse BooleanOptionalAction) */
+const PAIRS = { "grad-checkpointing": "grad_checkpointing", "public-ip": "public_ip" };
+export const KNOWN = new Set(["model", "billing", ...NUMBER_FLAGS, ...Object.keys(CHOICE_FLAGS), ...SWITCHES,
+  ...Object.keys(PAIRS), ...Object.keys(PAIRS).map((k) => "no-" + k)]);
+
+/** Field names in the messages. */
+export const LABELS = {
+  workload: "用法", model: "模型", params: "参数量", layers: "层数", hidden: "隐藏维度", heads: "注意力头数",
+  "kv-heads": "KV 头数", vocab: "词表大小", intermediate: "MLP 中间维度", "head-dim": "每头维度", experts: "专家数",
+  "experts-per-token": "每个 token 用的专家数", "active-params": "激活参数量", precision: "精度", "kv-precision": "KV 缓存精度",
+  batch: "并发数 / 批大小", context: "上下文长度", "grad-checkpointing": "梯度检查点", optimizer: "优化器", "lora-rank": "LoRA 秩",
+  "zero-stage": "ZeRO 阶段", "prompt-tokens": "提示长度", "output-tokens": "输出长度", resolution: "分辨率", offload: "CPU 卸载",
+  budget: "月预算", "hours-per-month": "每月使用小时", "job-tokens": "任务 token 数", "disk-gb": "数据盘", "egress-gb": "出站流量",
+  "public-ip": "公网 IP", billing: "计费方式", "tied-embeddings": "共享词嵌入",
+};
+
+export class FieldError extends Error {
+  constructor(field, message) {
+    super(message);
+    this.field = field;
+  }
+}
+
+const fmt = (v) => String(v);
+
+/** arguments.number / arguments.whole: a finite number in range, or a message. */
+function checkNumber(flag, text, bound) {
+  const t = text.trim();
+  const label = LABELS[flag] || flag;
+  const decimal = /^[+-]?((\d(_?\d)*)(\.(\d(_?\d)*)?)?|\.\d(_?\d)*)([eE][+-]?\d(_?\d)*)?$/;
+  const integer = /^[+-]?\d(_?\d)*$/;
+  if (bound.whole ? !integer.test(t) : !decimal.test(t)) {
+    throw new FieldError(flag, bound.whole ? `${label}要填整数，现在是“${text}”` : `${label}要填一个数字，现在是“${text}”`);
+  }
+  const value = Number(t.replace(/_/g, ""));
+  if (!Number.isFinite(value)) throw new FieldError(flag, `${label}要填有限的数字，现在是“${text}”`);
+  if (bound.low !== null && (bound.low_open ? value <= bound.low : value < bound.low)) {
+    throw new FieldError(flag, `${label}必须${bound.low_open ? "大于" : "至少为"} ${fmt(bound.low)}，现在是 ${t}`);
+  }
+  if (bound.high !== null && value > bound.high) {
+    throw new FieldError(flag, `${label}不能超过 ${fmt(bound.high)}，现在是 ${t}`);
+  }
+  return value;
+}
+
+/** The query's flags checked one by one (argparse's part). `query`: [key, value] pairs.
+ * Returns {values, errors}; a flag left out is absent from `values` (null for pairs). */
+export function parseFlags(query, data) {
+  const values = {};
+  const errors = [];
+  const seen = new Set();
+  for (const [key, raw] of query) {
+    const text = String(raw);
+    try {
+      if (!KNOWN.has(key)) continue; // other keys (e.g. analytics) are not the calculator's
+      if (seen.has(key)) throw new FieldError(key.replace(/^no-/, ""), `${LABELS[key.replace(/^no-/, "")] || key}在链接里出现了两次`);
+      seen.add(key);
+      if (NUMBER_FLAGS.includes(key)) {
+        values[key] = checkNumber(key, text, data.bounds[key]);
+      } else if (key in CHOICE_FLAGS) {
+        if (!CHOICE_FLAGS[key].includes(text)) throw new FieldError(key, `${LABELS[key]}不认识“${text}”`);
+        values[key] = key === "zero-stage" ? Number(text) : text;
+      } else if (key === "model") {
+        if (!text.trim()) throw new FieldError("model", "请选一个模型");
+        values.model = text.trim();
+      } else if (key === "billing") {
+        const tiers = [];
+        for (const name of text.split(",").map((s) => s.trim())) {
+          if (!BILLINGS.includes(name)) throw new FieldError("billing", `计费方式不认识“${text}”`);
+          if (!tiers.includes(name)) tiers.push(name);
+        }
+        values.billing = tiers;
+      } else {
+        const on = text === "1" || text === "true" || text === "";
+        if (!on && text !== "0" && text !== "false") throw new FieldError(key, `开关“${key}”只能是 1 或 0`);
+        const pair = key.replace(/^no-/, "");
+        if (pair in PAIRS) {
+          if (!on) continue;
+          const field = PAIRS[pair];
+          if (field in values) throw new FieldError(pair, `${LABELS[pair]}的开和关只能选一个`);
+          values[field] = !key.startsWith("no-");
+        } else if (on) {
+          values[key] = true;
+        }
+      }
+    } catch (e) {
+      if (!(e instanceof FieldError)) throw e;
+      errors.push(e);
+    }
+  }
+  if (!errors.length) {
+    if (values.workload === undefined) errors.push(new FieldError("workload", "请选择用法"));
+    if ((values.model === undefined) === (values.params === undefined)) {
+      errors.push(new FieldError(values.model === undefined ? "params" : "model",
+        values.model === undefined ? "请选一个模型，或填参数量" : "模型和参数量只能选一种"));
+    }
+  }
+  return { values, errors };
+}
+
+const has = (v, k) => v[k] !== undefined && v[k] !== null && v[k] !== false;
+
+/** _arch: the model's shape. */
+function arch(data, v) {
+  const d = data.rules.memory.arch_defaults;
+  const shape = [...ARCH_FLAGS, ...MOE_FLAGS].filter((f) => has(v, f));
+  if (v.model !== undefined) {
+    if (shape.length) throw new FieldError(shape[0], `${LABELS[shape[0]]}只用于按参数量描述的模型；选了数据中的模型就用它自己的结构`);
+    const m = data.models.find((x) => x.id === v.model);
+    if (!m) throw new FieldError("model", `数据中没有模型“${v.model}”`);
+    return fromModel(m, d);
+  }
+  if (v.experts === undefined && (v["experts-per-token"] !== undefined || v["active-params"] !== undefined)) {
+    throw new FieldError("experts", "每个 token 用的专家数和激活参数量只用于混合专家模型：请填专家数");
+  }
+  if (v.experts !== undefined && v["experts-per-token"] !== undefined && v["experts-per-token"] > v.experts) {
+    throw new FieldError("experts-per-token", `每个 token 用的专家数（${v["experts-per-token"]}）不能多于专家数（${v.experts}）`);
+  }
+  if (v["active-params"] !== undefined && v["active-params"] > v.params) {
+    throw new FieldError("active-params", `激活参数量（${v["active-params"]}B）不能多于总参数量（${v.params}B）`);
+  }
+  const get = (k) => (v[k] === undefined ? null : v[k]);
+  return fromParams(v.params, {
+    layers: get("layers"), hidden: get("hidden"), heads: get("heads"), kv_heads: get("kv-heads"), vocab: get("vocab"),
+    intermediate: get("intermediate"), head_dim: get("head-dim"), experts: get("experts"),
+    experts_per_token: get("experts-per-token"), active_params_b: get("active-params"),
+    tied_embeddings: Boolean(v["tied-embeddings"]), kind: "llm",
+  }, d);
+}
+
+/** _serving_lengths: [context, output tokens]. */
+function servingLengths(data, v, llm) {
+  const prompt = v["prompt-tokens"], output = v["output-tokens"];
+  const serving = v.workload === "inference" && llm;
+  if ((prompt !== undefined || output !== undefined) && !serving) {
+    throw new FieldError(prompt !== undefined ? "prompt-tokens" : "output-tokens", "提示和输出长度只用于语言模型的推理服务");
+  }
+  if (prompt !== undefined && output !== undefined) {
+    if (v.context !== undefined && v.context !== prompt + output) {
+      throw new FieldError("context", `上下文 ${v.context} 不等于提示 + 输出（${prompt + output}）：只填其中一种`);
+    }
+    return [prompt + output, output];
+  }
+  const context = v.context !== undefined ? v.context : data.rules.defaults.context;
+  if (prompt !== undefined) {
+    if (prompt >= context) throw new FieldError("prompt-tokens", `提示 ${prompt} token 占满了 ${context} token 的上下文，没有留给输出的位置：填输出长度或加大上下文`);
+    return [context, context - prompt];
+  }
+  if (output !== undefined && output >= context) {
+    throw new FieldError("output-tokens", `输出长度 ${output} 必须小于上下文（${context} token）`);
+  }
+  return [context, serving ? outputTokens(output === undefined ? null : output, context, data.rules) : null];
+}
+
+/** _request (on one card) and the checks of Request.__post_init__. */
+export function buildRequest(data, v) {
+  const a = arch(data, v);
+  const d = data.rules.defaults;
+  const given = (k, dflt) => (v[k] === undefined || v[k] === null ? dflt : v[k]);
+  const image = a.kind === "diffusion";
+  if (image && v.workload !== "inference") {
+    throw new FieldError("workload", "图像模型只计算生成图像（推理），不计算训练");
+  }
+  if (image && v.context !== undefined) throw new FieldError("context", "上下文长度只用于语言模型；图像模型看分辨率");
+  if (!image && (v.resolution !== undefined || v.offload !== undefined)) {
+    throw new FieldError(v.resolution !== undefined ? "resolution" : "offload", "分辨率和 CPU 卸载只用于图像模型");
+  }
+  const [context, output] = servingLengths(data, v, a.kind === "llm");
+  if (output !== null && !(output >= 1 && output < context)) {
+    throw new FieldError("context", "输出长度必须小于上下文：提示至少要有 1 个 token");
+  }
+  const precision = given("precision", CLI_PRECISION);
+  if (v.workload === "full" || v.workload === "pretrain") {
+    const ok = Object.keys(data.rules.memory.training.recipes);
+    if (!ok.includes(precision)) {
+      throw new FieldError("precision", `全参训练和预训练只支持 ${ok.map((p) => data.names.precision[p] || p).join("、")}`);
+    }
+  }
+  return {
+    workload: v.workload, arch: a, precision, kv_precision: given("kv-precision", null),
+    batch: given("batch", d.batch), context, grad_checkpointing: given("grad_checkpointing", d.grad_checkpointing),
+    optimizer: given("optimizer", d.optimizer), lora_rank: given("lora-rank", d.lora_rank), gpus: 1,
+    zero_stage: given("zero-stage", d.zero_stage), output_tokens: output, resolution: given("resolution", d.resolution),
+    offload: given("offload", d.offload), prefill_logits: null,
+  };
+}
+
+/** The page's data made ready for the engine: offers that may price an option, and the pricing. */
+export function catalogue(data) {
+  return { rules: data.rules, gpus: data.gpus, offers: data.offers, pricing: new Pricing(data.rules.cost, data.fx) };
+}
+
+/** recommend_result: every GPU ranked, with the pick, for the flags in `query`.
+ * Returns {errors} (one per field at fault) or {request, usage, constraints, rec}. */
+export function recommendResult(data, query, cat = catalogue(data)) {
+  const { values: v, errors } = parseFlags(query, data);
+  if (errors.length) return { errors };
+  try {
+    const req = buildRequest(data, v);
+    const tiers = data.rules.prices.pick_billing;
+    for (const t of v.billing || []) {
+      if (!tiers.includes(t)) {
+        throw new FieldError("billing", `${data.names.billing[t] || t}价格只展示、不参与排名；可选：${tiers.map((x) => data.names.billing[x]).join("、")}`);
+      }
+    }
+    const r = data.rules;
+    const usage = {
+      hours_per_month: v["hours-per-month"] !== undefined ? v["hours-per-month"] : r.cost.hours_per_month,
+      disk_gb: v["disk-gb"] !== undefined ? v["disk-gb"] : r.defaults.disk_gb,
+      egress_gb_month: v["egress-gb"] !== undefined ? v["egress-gb"] : r.defaults.egress_gb_month,
+      public_ip: v.public_ip !== undefined ? v.public_ip : r.defaults.public_ip,
+    };
+    const jobTokens = v["job-tokens"] !== undefined ? v["job-tokens"] : null;
+    const constraints = {
+      usage, domestic_only: Boolean(v["domestic-only"]), require_cuda: Boolean(v["require-cuda"]),
+      budget_cny_month: v.budget !== undefined ? v.budget : null, job_tokens_b: jobTokens,
+      billing: v.billing !== undefined ? v.billing : null,
+    };
+    const sizer = new Sizer(r);
+    const rec = recommend(cat, (gpu) => sizeWorkload(req, gpu, r, jobTokens, sizer), req.workload, constraints);
+    return { errors: [], values: v, request: req, usage, constraints, rec };
+  } catch (e) {
+    if (e instanceof FieldError) return { errors: [e] };
+    if (/full training in/.test(e.message)) return { errors: [new FieldError("precision", e.message)] };
+    throw e;
+  }
+}

@@ -1,0 +1,351 @@
+"""The calculator page in Chromium at 1280 and 390 px: the flows a reader goes through, checked
+against ``gpu-guide recommend`` (its Python functions) on the real site's data.
+
+A typical serving question, quantized inference, pre-training, the CUDA filter, bad input, an
+empty result with the nearest option, a shared link and a scenario's "改参数重新计算" link, a
+pasted config.json, and no page-level horizontal overflow. Uses the real site built once per
+session (conftest.built_site) and the browser set-up of test_browser (fails under CI=true
+without Chromium).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_browser import ARGS, CHROMIUM
+
+from generator.cli.main import build_parser
+from generator.cli.workload import recommend_result
+from generator.data.catalogue import Catalogue
+from generator.data.validate import load_catalogue
+from generator.pages.calculator import calculator_query, scenario_flags
+from generator.pipeline import Project, generate
+
+pytestmark = pytest.mark.browser
+
+SWITCHES = {"require-cuda", "domestic-only", "tied-embeddings", "public-ip", "no-public-ip", "grad-checkpointing",
+            "no-grad-checkpointing"}  # fmt: skip
+LLAMA2_7B_CONFIG = (
+    '{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 11008, '
+    '"num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32, "vocab_size": 32000, '
+    '"tie_word_embeddings": false, "torch_dtype": "float16"}'
+)
+
+
+@pytest.fixture(scope="module")
+def server(built_site: Path) -> Iterator[str]:
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(built_site / "site"))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():  # type: ignore[no-untyped-def]
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS) if CHROMIUM else p.chromium.launch(args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def cat(built_site: Path) -> Catalogue:
+    found, problems = load_catalogue(built_site / "data", built_site)
+    assert found is not None, problems
+    return found
+
+
+def python(cat: Catalogue, query: str) -> dict[str, Any]:
+    """``gpu-guide recommend --json`` for a calculator query (keys are its flags, switches =1)."""
+    argv = ["recommend"]
+    for part in query.lstrip("?").split("&"):
+        key, _, value = part.partition("=")
+        argv += [f"--{key}"] if key in SWITCHES and value == "1" else [f"--{key}", value.replace("%2C", ",")]
+    return recommend_result(cat, build_parser().parse_args(argv))
+
+
+def eligible(result: dict[str, Any]) -> list[tuple[str, int, str]]:
+    """(GPU, cards, monthly yuan) of every option that qualifies, in ranking order."""
+    return [(o["gpu"], o["cards"], f"{o['monthly_cost_cny']:.2f}") for o in result["options"] if o["eligible"]]
+
+
+def page_rows(page) -> list[tuple[str, int, str]]:  # type: ignore[no-untyped-def]
+    return [
+        (g, int(c), t)
+        for g, c, t in page.eval_on_selector_all(
+            "#calc-table tbody tr[data-gpu]:not(.is-over)",
+            "rows => rows.map(r => [r.dataset.gpu, r.dataset.cards, r.querySelector('[data-total]').dataset.total])",
+        )
+    ]
+
+
+def open_calc(browser, server: str, query: str = "", width: int = 1280):  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server}/calculator/{query}")
+    page.wait_for_selector("#gpu-calc[data-ready]")
+    page.errors = errors  # checked by no_overflow
+    return page
+
+
+def query_of(page) -> str:  # type: ignore[no-untyped-def]
+    return str(page.evaluate("location.search"))
+
+
+def no_overflow(page) -> None:  # type: ignore[no-untyped-def]
+    scroll, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll <= inner, f"page scrolls sideways: {scroll} > {inner}"
+    assert "NaN" not in page.text_content("#gpu-calc")
+    assert page.errors == []
+
+
+def test_typical_flow_matches_recommend(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    page = open_calc(browser, server)
+    # With nothing chosen the calculator shows the first language model served, at the defaults.
+    assert query_of(page) == "?workload=inference&model=llama-2-7b"
+    assert page.get_attribute("#gpu-calc", "data-state") == "pick"
+    assert page_rows(page) == eligible(python(cat, query_of(page)))
+    assert page.text_content("#calc-summary").startswith("推荐：")
+    # The reader types their own month: the table follows, and the address bar records it.
+    page.select_option("#calc-model", "qwen2.5-7b")
+    page.fill("#calc-batch", "16")
+    page.fill("#calc-context", "4096")
+    page.fill("#calc-hours-per-month", "200")
+    page.fill("#calc-disk-gb", "2000")
+    page.uncheck("#calc-public-ip")
+    q = query_of(page)
+    assert (
+        q
+        == "?workload=inference&model=qwen2.5-7b&batch=16&context=4096&hours-per-month=200&disk-gb=2000&no-public-ip=1"
+    )
+    want = python(cat, q)
+    assert page_rows(page) == eligible(want)
+    pick = want["options"][0]
+    assert page.eval_on_selector("#calc-table tbody tr.is-pick", "r => r.dataset.gpu") == pick["gpu"]
+    # the pick's reasons are shown, word for word as the command line prints them
+    shown = page.eval_on_selector_all(
+        "#calc-table tr.gpu-calc__why:not([hidden]) li", "ls => ls.map(l => l.textContent)"
+    )
+    assert shown[: len(pick["reasons"])] == pick["reasons"]
+    assert page.text_content("#calc-cli") == "gpu-guide recommend " + " ".join(
+        [
+            "--workload inference",
+            "--model qwen2.5-7b",
+            "--batch 16",
+            "--context 4096",
+            "--hours-per-month 200",
+            "--disk-gb 2000",
+            "--no-public-ip",
+        ]
+    )
+    no_overflow(page)
+    page.close()
+
+
+def test_quantized_inference(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    page = open_calc(browser, server, "?workload=inference&model=llama-3.1-70b")
+    bf16 = python(cat, query_of(page))
+    page.select_option("#calc-precision", "int4")
+    q = query_of(page)
+    assert q == "?workload=inference&model=llama-3.1-70b&precision=int4"
+    int4 = python(cat, q)
+    assert page_rows(page) == eligible(int4)
+    # 4-bit weights: a quarter of the memory per card, so the 80 GB cards need fewer of them.
+    h100 = {o["gpu"]: o for o in int4["options"]}["h100-sxm-80g"]
+    assert h100["cards"] < {o["gpu"]: o for o in bf16["options"]}["h100-sxm-80g"]["cards"]
+    gib = page.eval_on_selector('#calc-table tr[data-gpu="h100-sxm-80g"]', "r => r.cells[3].textContent")
+    assert gib.startswith(f"{h100['per_card_gib']:.1f} / ")
+    page.select_option("#calc-precision", "q4_k_m")
+    assert page_rows(page) == eligible(python(cat, query_of(page)))
+    page.close()
+
+
+def test_pretraining_job_cost(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    q = "?workload=pretrain&model=llama-3.1-70b&precision=mixed&context=4096&job-tokens=10&require-cuda=1"
+    page = open_calc(browser, server, q)
+    want = python(cat, q)
+    assert page_rows(page) == eligible(want)
+    jobs = page.eval_on_selector_all("#calc-table tbody tr[data-gpu] [data-job]", "cs => cs.map(c => c.dataset.job)")
+    assert jobs == [f"{o['job_cost_cny']:.2f}" for o in want["options"] if o["eligible"]]
+    assert jobs == sorted(jobs, key=float), "training jobs rank by the rent to finish the job"
+    assert page.text_content("#calc-last-head") == "任务租金"
+    assert "任务约" in page.text_content("#calc-summary")
+    # multi-card training goes to bare metal
+    assert page.eval_on_selector("#calc-table tr.is-pick", "r => r.cells[4].textContent").startswith("裸金属")
+    no_overflow(page)
+    page.close()
+
+
+def test_cuda_filter_excludes_ascend(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    page = open_calc(browser, server, "?workload=inference&model=qwen2.5-72b")
+    assert "ascend-910b" in [g for g, _, _ in page_rows(page)]
+    page.check("#calc-require-cuda")
+    q = query_of(page)
+    assert q.endswith("&require-cuda=1")
+    rows = page_rows(page)
+    assert rows == eligible(python(cat, q))
+    vendors = {g.id: g.vendor.value for g in cat.gpus.values()}
+    assert rows and {vendors[g] for g, _, _ in rows} == {"NVIDIA"}
+    why = page.eval_on_selector('#calc-excluded tr[data-gpu="ascend-910b"]', "r => r.cells[1].textContent")
+    assert "CUDA" in why
+    # only on-demand prices: every offer shown is billed by the hour or day
+    page.uncheck("input[name=billing][value=monthly]")
+    assert query_of(page).endswith("&billing=on_demand,daily")
+    assert page_rows(page) == eligible(python(cat, query_of(page)))
+    page.close()
+
+
+def test_bad_input_shows_a_message_and_no_result(browser, server: str) -> None:  # type: ignore[no-untyped-def]
+    page = open_calc(browser, server, "?workload=inference&model=qwen2.5-7b", width=390)
+    for text, words in (("-50", "必须大于 0"), ("100000", "不能超过 744"), ("abc", "要填一个数字")):
+        page.fill("#calc-hours-per-month", text)
+        message = page.text_content("#calc-hours-per-month-error")
+        assert "每月使用小时" in message and words in message, message
+        assert page.get_attribute("#calc-hours-per-month", "aria-invalid") == "true"
+        assert page.get_attribute("#gpu-calc", "data-state") == "error"
+        assert page.is_hidden("#calc-table")  # no result, never a clamped one
+        box = page.eval_on_selector("#calc-hours-per-month-error", "e => e.getBoundingClientRect().right")
+        assert box <= 390
+        no_overflow(page)
+    page.fill("#calc-hours-per-month", "300")
+    assert page.text_content("#calc-hours-per-month-error") == ""
+    assert page.get_attribute("#gpu-calc", "data-state") == "pick"
+    # A combination the engine refuses: the prompt leaves no room for the answer.
+    page.fill("#calc-context", "1024")
+    page.fill("#calc-prompt-tokens", "1024")
+    assert "没有留给输出" in page.text_content("#calc-prompt-tokens-error")
+    # Full training has no 4-bit recipe: the precision list offers only what trains.
+    page.fill("#calc-prompt-tokens", "")
+    page.select_option("#calc-workload", "full")
+    options = page.eval_on_selector_all("#calc-precision option", "os => os.map(o => o.value)")
+    assert options == ["mixed", "bf16", "fp16", "fp32"]
+    page.close()
+
+
+def test_empty_result_says_why_and_shows_the_nearest(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    page = open_calc(browser, server, "?workload=inference&model=qwen2.5-7b&budget=100")
+    assert page.get_attribute("#gpu-calc", "data-state") == "empty"
+    want = python(cat, query_of(page))
+    assert want["pick"] is None
+    cheapest = next(o for o in want["options"] if o["monthly_cost_cny"] is not None)
+    text = page.text_content("#calc-summary")
+    assert "超出月预算 ¥100" in text
+    over = cheapest["monthly_cost_cny"] - 100
+    assert f"超出预算 ¥{over:,.0f}" in text and cheapest["name"] in text
+    assert page.eval_on_selector("#calc-table tr.is-over", "r => r.dataset.gpu") == cheapest["gpu"]
+    # Too big for any card: says so, with the largest card's memory at the most cards tried.
+    page.goto(f"{server}/calculator/?workload=full&params=3000&require-cuda=1")
+    page.wait_for_selector("#gpu-calc[data-ready]")
+    assert page.get_attribute("#gpu-calc", "data-state") == "empty"
+    text = page.text_content("#calc-summary")
+    assert "即使用到 64 张卡" in text and "用 64 张时每张卡仍需约" in text
+    page.close()
+
+
+def test_shared_link_reproduces_the_result(browser, server: str) -> None:  # type: ignore[no-untyped-def]
+    page = open_calc(browser, server)
+    page.select_option("#calc-model", "")
+    page.fill("#calc-params", "32")
+    page.select_option("#calc-workload", "qlora")
+    page.fill("#calc-job-tokens", "0.5")
+    page.fill("#calc-hours-per-month", "120")
+    page.check("#calc-domestic-only")
+    page.uncheck("#calc-domestic-only")
+    page.fill("#calc-budget", "50000")
+    url = page.url
+    rows = page_rows(page)
+    summary = page.text_content("#calc-summary")
+    assert rows
+    other = browser.new_page(viewport={"width": 390, "height": 900})
+    other.goto(url)
+    other.wait_for_selector("#gpu-calc[data-ready]")
+    assert page_rows(other) == rows
+    assert other.text_content("#calc-summary") == summary
+    assert other.input_value("#calc-params") == "32"
+    assert other.input_value("#calc-workload") == "qlora"
+    assert other.url == url
+    other.close()
+    page.close()
+
+
+def test_scenario_link_opens_the_scenario(browser, server: str, built_site: Path) -> None:  # type: ignore[no-untyped-def]
+    gen = generate(Project.at(built_site))
+    r = gen.results.scenarios["pretrain-70b"]
+    assert r.rec.pick is not None and r.rec.pick.monthly is not None
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{server}/scenarios/pretrain-70b/")
+    page.click("text=改参数重新计算")
+    page.wait_for_selector("#gpu-calc[data-ready]")
+    assert query_of(page) == calculator_query(scenario_flags(gen.catalogue, "pretrain-70b", r.request, r.usage))
+    assert page.eval_on_selector("#calc-table tr.is-pick", "r => r.dataset.gpu") == r.rec.pick.gpu.id
+    total = page.eval_on_selector("#calc-table tr.is-pick [data-total]", "c => c.dataset.total")
+    assert total == f"{r.rec.pick.monthly.total:.2f}"
+    page.close()
+
+
+def test_config_json_fills_the_model(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    page = open_calc(browser, server, "?workload=inference&params=7")
+    page.click("text=粘贴 config.json 自动填写")
+    page.fill("#calc-config", "{not json")
+    page.click("#calc-config-read")
+    assert "不是合法的 JSON" in page.text_content("#calc-config-message")
+    page.fill("#calc-config", '{"hidden_size": 4096}')
+    page.click("#calc-config-read")
+    assert "num_hidden_layers" in page.text_content("#calc-config-message")
+    page.fill("#calc-config", LLAMA2_7B_CONFIG)
+    page.click("#calc-config-read")
+    # 6,738,415,616 parameters: the figure Meta's model card rounds to 7B (and models.yaml's llama-2-7b)
+    assert "6,738,415,616" in page.text_content("#calc-config-message")
+    q = query_of(page)
+    assert q.startswith("?workload=inference&params=6.738415616&layers=32&hidden=4096&heads=32&kv-heads=32")
+    assert page_rows(page) == eligible(python(cat, q))
+    page.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_sideways_scroll_and_cards_on_a_phone(browser, server: str, width: int) -> None:  # type: ignore[no-untyped-def]
+    for q in ("", "?workload=pretrain&model=llama-3.1-405b&precision=mixed&job-tokens=100",
+              "?workload=inference&model=qwen2.5-7b&budget=100", "?workload=inference&params=-1",
+              "?workload=inference&model=sdxl&precision=fp16&resolution=2048"):  # fmt: skip
+        page = open_calc(browser, server, q, width=width)
+        no_overflow(page)
+        for sel in ("#calc-hours-per-month", "#calc-model", "#calc-workload", "#calc-budget"):
+            w, style = page.evaluate(
+                f"() => {{ const s = getComputedStyle(document.querySelector('{sel}'));"
+                " return [parseFloat(s.borderTopWidth), s.borderTopStyle]; }"
+            )
+            assert w >= 1 and style != "none", sel
+        if page.get_attribute("#gpu-calc", "data-state") == "pick":
+            box = page.evaluate(
+                "() => { const r = document.querySelector('#calc-table tr.is-pick');"
+                " const b = c => r.querySelector(c).getBoundingClientRect();"
+                " return [b('.gpu-calc__gpu').left, b('.gpu-calc__gpu').right, b('.gpu-calc__month').right,"
+                " document.querySelector('#calc-table thead').getBoundingClientRect().height]; }"
+            )
+            left, right, month_right, head = box
+            assert left >= 0 and right <= width and month_right <= width
+            if width == 390:
+                assert head == 0, "on a phone the table becomes cards (no header row)"
+        page.close()
+
+
+def test_home_page_links_the_calculator(browser, server: str) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page()
+    page.goto(f"{server}/")
+    links = page.eval_on_selector_all("article a", "as => as.map(a => a.getAttribute('href'))")
+    assert any(h and h.rstrip("/").endswith("calculator") for h in links), links
+    page.close()

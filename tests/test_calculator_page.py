@@ -1,0 +1,112 @@
+"""The calculator page's Python side: the JSON it embeds, and the links that open it preloaded.
+
+A scenario's or a model page's "改参数重新计算" link must describe the same job: its query,
+read back as ``gpu-guide recommend`` flags, must give the pick and the costs the page prints.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from conftest import REPO, make_project
+
+from generator.cli.main import build_parser
+from generator.cli.workload import recommend_result
+from generator.data.catalogue import Catalogue
+from generator.engine.bounds import BOUNDS
+from generator.pages.calculator import calculator_data, calculator_query, request_flags, scenario_flags
+from generator.pipeline import Generated, Project, generate
+
+SWITCHES = {"require-cuda", "domestic-only", "no-public-ip", "public-ip", "no-grad-checkpointing", "grad-checkpointing"}
+
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory: pytest.TempPathFactory) -> Generated:
+    return generate(Project.at(make_project(tmp_path_factory.mktemp("calc-page"))))
+
+
+@pytest.fixture(scope="module")
+def bundled() -> Generated:
+    return generate(Project.at(REPO))
+
+
+def run_query(cat: Catalogue, query: str) -> dict[str, object]:
+    argv = ["recommend"]
+    for part in query.lstrip("?").split("&"):
+        key, _, value = part.partition("=")
+        argv += [f"--{key}"] if key in SWITCHES else [f"--{key}", value]
+    return recommend_result(cat, build_parser().parse_args(argv))
+
+
+def test_data_carries_only_the_offers_that_may_price(mini: Generated) -> None:
+    data = calculator_data(mini.catalogue)
+    # The fixture's seven offers: the spot price never ranks (rules.prices.pick_billing) and the 2025
+    # survey is older than 180 days before the newest price (2026-07-01): five remain.
+    assert sorted(o["id"] for o in data["offers"]) == ["bm-a100-8", "bm-h100-8", "c-4090-hour", "c-h100-hour",
+                                                       "m-4090-usd"]  # fmt: skip
+    a100 = next(g for g in data["gpus"] if g["id"] == "a100-sxm-80g")
+    assert (a100["offers_any"], a100["offers_current"]) == (2, 1)
+    # the range's middle in its own currency; the conversion happens in engine/cost.js with the rates
+    h100 = next(o for o in data["offers"] if o["id"] == "bm-h100-8")
+    assert (h100["price"], h100["currency"], h100["unit"]) == (85000, "CNY", "month")
+    usd = next(o for o in data["offers"] if o["id"] == "m-4090-usd")
+    assert usd["currency"] == "USD" and data["fx"]
+    assert set(data["rules"]) == {"cost", "prices", "defaults", "delivery", "memory", "speed"}
+    assert set(data["bounds"]) == set(BOUNDS)
+    assert data["start"] == [["workload", "inference"], ["model", "llama-2-7b"]]
+
+
+def test_scenario_links_name_only_what_differs_from_the_defaults(mini: Generated) -> None:
+    # serve-7b: batch 4 and 300 hours differ from rules.yaml's defaults (1, 730); bf16 and the
+    # 2048-token context do not; scenarios require CUDA unless they say otherwise.
+    r = mini.results.scenarios["serve-7b"]
+    assert calculator_query(scenario_flags(mini.catalogue, "serve-7b", r.request, r.usage)) == (
+        "?workload=inference&model=llama-2-7b&batch=4&hours-per-month=300&require-cuda=1"
+    )
+    r = mini.results.scenarios["full-13b"]
+    assert calculator_query(scenario_flags(mini.catalogue, "full-13b", r.request, r.usage)) == (
+        "?workload=full&model=llama-2-13b&precision=mixed&job-tokens=1&require-cuda=1"
+    )
+
+
+def check_links(gen: Generated) -> int:
+    """Every scenario's and model page's link, read back as flags, gives what the page prints."""
+    cat, checked = gen.catalogue, 0
+    pages = [(f"scenarios/{s}.md", r.rec, calculator_query(scenario_flags(cat, s, r.request, r.usage)))
+             for s, r in gen.results.scenarios.items()]  # fmt: skip
+    pages += [(f"models/{mp.slug}.md", mp.rec,
+               calculator_query(request_flags(cat, mp.model.id, mp.request, mp.job_tokens_b)))
+              for mp in gen.results.models]  # fmt: skip
+    for path, rec, query in pages:
+        text = gen.files[path].decode("utf-8")
+        assert f"(../calculator.md{query})" in text, path
+        got = run_query(cat, query)
+        assert got["pick"] == (rec.pick.gpu.id if rec.pick else None), path
+        options = got["options"]
+        assert isinstance(options, list)
+        for o, row in zip(rec.options, options, strict=True):
+            assert row["gpu"] == o.gpu.id and row["cards"] == o.cards, path
+            assert row["monthly_cost_cny"] == (round(o.monthly.total, 2) if o.monthly else None), path
+            assert row["job_cost_cny"] == (round(o.job_cost_cny, 2) if o.job_cost_cny is not None else None), path
+        checked += 1
+    return checked
+
+
+def test_links_reproduce_every_page_of_the_fixture(mini: Generated) -> None:
+    assert check_links(mini) == 2 + len(mini.results.models)
+
+
+def test_links_reproduce_every_page_of_the_bundled_data(bundled: Generated) -> None:
+    assert check_links(bundled) == len(bundled.results.scenarios) + len(bundled.results.models)
+
+
+def test_one_json_blob_on_the_calculator_page_only(mini: Generated) -> None:
+    page = mini.files["calculator.md"].decode("utf-8")
+    blobs = re.findall(r'<script type="application/json" id="calc-data">(.*?)</script>', page, re.S)
+    assert len(blobs) == 1
+    assert json.loads(blobs[0]) == json.loads(json.dumps(calculator_data(mini.catalogue)))
+    assert page.count('<script type="module" src="../javascripts/calculator.js"></script>') == 1
+    others = [p for p, body in mini.files.items() if p != "calculator.md" and b"calc-data" in body]
+    assert others == []
