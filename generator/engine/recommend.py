@@ -24,6 +24,9 @@ from generator.engine.links import describe_link
 from generator.engine.sizing import Sizer, Sizing, scenario_request
 from generator.formats import cny
 
+#: Said of every non-NVIDIA option that stays eligible (the buyer did not ask for CUDA only).
+NOT_CUDA = "这张卡不支持 CUDA：基于 PyTorch/CUDA 的代码要迁移到厂商自己的软件栈（如昇腾 CANN、AMD ROCm）才能跑"
+
 #: Sizes a workload on one GPU (see engine.sizing.size_workload).
 SizingFor = Callable[[Gpu], Sizing]
 
@@ -368,6 +371,8 @@ def _reasons(o: Option, training_job: bool) -> list[str]:
             + (f"、{o.replicas} 份副本" if o.replicas > 1 else "")
             + f"每秒约处理 {o.served_tokens_per_s:,.0f} token，每百万 token（提示与输出合计）约 {cny(o.cost_per_mtok_cny, 2)}"
         )
+    if o.gpu.vendor is not Vendor.nvidia and not o.excluded:
+        out.append(NOT_CUDA)
     if o.offer_is_fallback and o.offer is not None:
         out.append(fallback_note(o.offer))
     elif o.offer is not None and (note := form_note(o.offer, o.delivery)) is not None:

@@ -8,6 +8,9 @@ import { cny, compareTuples, fixed, grouped, groupedInt, percent } from "./py.js
 import { trainOn } from "./sizing.js";
 import { costPerMillionTokens } from "./speed.js";
 
+/** NOT_CUDA: said of every non-NVIDIA option that stays eligible. */
+const NOT_CUDA = "这张卡不支持 CUDA：基于 PyTorch/CUDA 的代码要迁移到厂商自己的软件栈（如昇腾 CANN、AMD ROCm）才能跑";
+
 const BILLING_ZH = { on_demand: "按量", daily: "按天", monthly: "包月" };
 
 /** links_cards: whether `cards` cards are joined by a scale-up link. */
@@ -206,6 +209,7 @@ function reasons(o, trainingJob) {
       + `每秒约处理 ${grouped(o.served_tokens_per_s, 0)} token，每百万 token（提示与输出合计）约 ${cny(o.cost_per_mtok_cny, 2)}`,
     );
   }
+  if (o.gpu.vendor !== "NVIDIA" && !o.excluded) out.push(NOT_CUDA);
   if (o.offer_is_fallback && o.offer !== null) {
     out.push(fallbackNote(o.offer));
   } else if (o.offer !== null) {
