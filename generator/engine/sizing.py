@@ -9,7 +9,7 @@ estimate at that count, which is what the pages print.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from generator.data.records import Gpu, ModelKind, OpenModel, Scenario, Workload
 from generator.data.rules import Rules
@@ -118,6 +118,9 @@ class Sizer:
         self._estimates: dict[Request, Estimate] = {}
         self._min_cards: dict[tuple[Request, float], int | None] = {}
         self._sizings: dict[tuple[Request, str, float | None], Sizing] = {}
+        #: rankings by (request, workload, job), for callers that ask the same question twice
+        #: (model pages of two models of one shape); values are the caller's, read-only once stored
+        self.rankings: dict[tuple[Request, Workload, float | None], Any] = {}
 
     def estimate(self, req: Request) -> Estimate:
         """:func:`generator.engine.memory.estimate`, once per distinct request."""

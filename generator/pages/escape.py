@@ -47,9 +47,18 @@ _DROP = re.compile("[\x80-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+#: Any character ``md`` changes: Markdown/HTML specials, block starters, controls, line breaks.
+_NEEDS_WORK = re.compile(
+    "[\\`*_{}\\[\\]()<>&|#!~^=:\"'$+.\\-\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+
+
 def md(value: Any) -> str:
     """Escape any value for Markdown prose or a table cell."""
-    text = _DROP.sub("", "" if value is None else str(value))
+    text = "" if value is None else str(value)
+    if not _NEEDS_WORK.search(text):  # fast path: plain words, CJK text, digits, spaces (most cells)
+        return _CJK_GAP.sub("", " ".join(text.split()))
+    text = _DROP.sub("", text)
     out: list[str] = []
     prev = " "
     for i, ch in enumerate(text):

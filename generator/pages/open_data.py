@@ -183,7 +183,10 @@ def estimates_json(results: Results) -> bytes:
                 "options": [_option_record(o) for o in mp.rec.options],
             }
         )
-    return (json.dumps(records, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
+    # One record a line: readable in a diff, and written by json's fast (C) encoder, which an
+    # indented dump never uses (a 2,000-page site spent 0.8 s here).
+    lines = [json.dumps(r, ensure_ascii=False, sort_keys=True, separators=(",", ":")) for r in records]
+    return ("[\n" + ",\n".join(lines) + "\n]\n").encode("utf-8")
 
 
 def _option_record(o: Option) -> dict[str, Any]:

@@ -132,7 +132,12 @@ def model_page(cat: Catalogue, model: OpenModel, workload: Workload, sizer: Size
     )
     req = page_request(cat, model, workload)
     c = Constraints(usage=Usage.from_rules(cat.rules), job_tokens_b=job)
-    rec = recommend(cat, lambda gpu: sizer.size(req, gpu, job), workload, c)
+    # Two models of the same shape ask the same question: rank the GPUs once per distinct request
+    # (the ranking is read-only afterwards, so the pages can share it).
+    key = (req, workload, job)
+    rec = sizer.rankings.get(key)
+    if rec is None:
+        rec = sizer.rankings[key] = recommend(cat, lambda gpu: sizer.size(req, gpu, job), workload, c)
     alt = None
     api: tuple[ApiComparison, ...] = ()
     if model.kind is ModelKind.diffusion:
