@@ -14,7 +14,15 @@ from generator.data.validate import load_catalogue
 from generator.engine.arch import Arch
 from generator.engine.cost import Usage
 from generator.engine.delivery import delivery_form
-from generator.engine.recommend import Constraints, editor_disagreement, for_scenario, links_cards, recommend
+from generator.engine.recommend import (
+    MIXED_AS_FP16,
+    NO_BF16,
+    Constraints,
+    editor_disagreement,
+    for_scenario,
+    links_cards,
+    recommend,
+)
 from generator.engine.request import Request
 from generator.engine.sizing import size_workload
 
@@ -174,3 +182,31 @@ def test_whole_machine_billing_uses_or_names_every_rented_card(tmp_path: Path) -
     assert lora is not None and (lora.cards, lora.cards_billed, lora.idle_cards) == (1, 8, 7)
     assert lora.cards_label == "1（整机 8 张，7 张闲置）"
     assert "报价按整机 8 张卡计费，其中 7 张闲置也要付钱" in lora.reasons
+
+
+def test_cards_without_bf16_refuse_bf16_and_train_mixed_in_fp16() -> None:
+    """vLLM refuses BF16 below compute capability 8.0 ("Bfloat16 is only supported on GPUs with
+    compute capability of at least 8.0 … You can use float16 instead", vllm/config.py): V100 (7.0)
+    and T4 (7.5) have no BF16 tensor cores in their datasheets, so the data has no BF16 figure for
+    them. A BF16 job excludes such a card and says to use FP16; FP16 keeps it; mixed precision keeps
+    it with the FP16 loss-scaling note (same memory)."""
+    no_bf16 = {g.id for g in CAT.gpus.values() if g.bf16_tflops_dense is None}
+    assert {"v100-sxm2-32g", "v100-pcie-32g", "t4-16g"} <= no_bf16
+    assert not {"a100-sxm-80g", "rtx-3090-24g", "rtx-4090-24g"} & no_bf16  # Ampere and Ada have BF16
+
+    def options(precision: str, workload: Workload = Workload.inference):  # type: ignore[no-untyped-def]
+        req = Request(workload=workload, arch=Arch.from_params(7, defaults=CAT.rules.memory.arch_defaults),
+                      precision=precision, zero_stage=3)  # fmt: skip
+        c = Constraints(usage=Usage.from_rules(CAT.rules))
+        return {o.gpu.id: o for o in recommend(CAT, lambda g: size_workload(req, g, CAT.rules), workload, c).options}
+
+    bf16, fp16, mixed = options("bf16"), options("fp16"), options("mixed", Workload.full)
+    for gid in no_bf16:
+        if bf16[gid].cards is not None:
+            assert bf16[gid].excluded == NO_BF16 and bf16[gid].reasons[-1] == NO_BF16
+        assert fp16[gid].excluded != NO_BF16
+        if mixed[gid].eligible:
+            assert MIXED_AS_FP16 in mixed[gid].reasons
+    assert bf16["v100-pcie-32g"].cards == 1  # it fits: the refusal is the precision, not memory
+    for gid in set(CAT.gpus) - no_bf16:
+        assert bf16[gid].excluded != NO_BF16 and MIXED_AS_FP16 not in mixed[gid].reasons

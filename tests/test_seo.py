@@ -138,6 +138,18 @@ def test_gpu_pages_have_product_with_cny_offers(pages: dict[str, Page], built_si
             assert "offers" not in product
 
 
+def test_gpu_descriptions_never_claim_bf16_for_a_card_without_it(pages: dict[str, Page], built_site: Path) -> None:
+    """V100 and T4 datasheets list FP16 tensor figures only (no BF16 before Ampere): a card whose
+    data has no BF16 figure is described by its FP16 figure, said to lack BF16."""
+    gpus = yaml.safe_load((built_site / "data" / "gpus.yaml").read_text(encoding="utf-8"))["gpus"]
+    for g in gpus:
+        desc = pages[f"gpus/{g['id']}/index.html"].meta["description"]
+        if g["bf16_tflops_dense"] is None:
+            assert "BF16/FP16" not in desc and f"稠密 FP16 {g['fp16_tflops_dense']:.1f}" in desc and "无 BF16" in desc
+        else:
+            assert "稠密 BF16/FP16" in desc
+
+
 def test_provider_pages_have_an_organization_with_its_offers(pages: dict[str, Page], built_site: Path) -> None:
     offers = current_offers(built_site, pickable=False)
     providers = yaml.safe_load((built_site / "data" / "providers.yaml").read_text(encoding="utf-8"))["providers"]

@@ -373,10 +373,13 @@ def _home_description(cat: Catalogue) -> str:
 
 def _gpu_description(gpu: Gpu, row: LadderRow) -> str:
     price = f"，参考月租 {row.price_label}/卡" if row.price_label != "—" else "，暂无报价"
-    return (
-        f"{gpu.name} 租赁价格与规格：{num(gpu.memory_gb, 0)} GB {gpu.memory_type}，"
-        f"稠密 BF16/FP16 {row.tensor_label} TFLOPS{price}。"
+    # A card without BF16 tensor cores (V100, T4) states its FP16 figure as such.
+    tensor = (
+        f"稠密 BF16/FP16 {row.tensor_label} TFLOPS"
+        if gpu.bf16_tflops_dense
+        else f"稠密 FP16 {row.tensor_label} TFLOPS（无 BF16）"
     )
+    return f"{gpu.name} 租赁价格与规格：{num(gpu.memory_gb, 0)} GB {gpu.memory_type}，{tensor}{price}。"
 
 
 def _scenario_options(scenarios: dict[str, ScenarioResult], gpu: Gpu) -> list[ctx.ScenarioOption]:
