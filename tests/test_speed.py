@@ -12,6 +12,7 @@ from generator.data.records import FormFactor, Gpu, Precision, Vendor, Workload
 from generator.data.rules import Rules
 from generator.engine.arch import Arch
 from generator.engine.links import describe_link, link_kind
+from generator.engine.memory import estimate, usable_gib
 from generator.engine.request import Request
 from generator.engine.speed import (
     cost_per_million_tokens,
@@ -307,6 +308,21 @@ def test_serving_at_the_concurrency_memory_allows() -> None:
     assert full.output_tokens_per_s == pytest.approx(full.total_tokens_per_s / 4)
     # a model too big for the card leaves no room: still one sequence (the card count is sized for it)
     assert max_concurrency(replace(req, context=4096), RTX4090, 1, RULES)[0] >= 1
+
+
+def test_concurrency_matches_vllms_kv_budget() -> None:
+    """vLLM pull request 10511 logged for `vllm serve meta-llama/Meta-Llama-3-8B` on an 80 GB card
+    (79.22 GiB, gpu_memory_utilization 0.90): weights 14.96 GiB, non-torch 1.79 GiB, activation
+    peak 1.26 GiB, "available_kv_cache_memory 53.29GiB". Llama-3-8B's KV cache is 2·32·8·128·2 B =
+    128 KiB per token, 1 GiB per 8,192-token sequence: 53 sequences. The engine counts 76.8 GiB
+    usable on an 80 GB card (vLLM's default leaves 10 % unused), so it may fit a few more."""
+    llama3_8b = shape(8.03, layers=32, hidden=4096, heads=32, kv_heads=8, vocab=128256, intermediate=14336)
+    req = Request(Workload.inference, llama3_8b, Precision.bf16, context=8192, output_tokens=1024)
+    n, capped = max_concurrency(req, H100, 1, RULES)
+    assert 1.0 <= n / 53 <= 1.15 and not capped
+    # n is the largest count the estimate fits: one more does not.
+    usable = usable_gib(H100.memory_gb, MEM)
+    assert estimate(replace(req, batch=n), MEM).total_gib <= usable < estimate(replace(req, batch=n + 1), MEM).total_gib
 
 
 def test_cost_per_million_tokens() -> None:

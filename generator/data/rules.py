@@ -167,6 +167,13 @@ class ServingStack(_Section):
     prefill_logits: Annotated[PrefillLogits, Strict(False)] = Field(
         description="last_token (one row of logits per sequence) or all_tokens (a row per prompt token)."
     )
+    max_batched_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000_000,
+        description="Tokens the stack processes per step (chunked prefill: vLLM's max_num_batched_tokens); "
+        "prefill temporaries are counted for at most this many tokens. Null: the whole batch at once.",
+    )
 
 
 class DenoiserActivations(_Section):

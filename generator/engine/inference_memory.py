@@ -141,7 +141,7 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
     kv_prec = req.kv_precision or default_kv_precision(prec, rules)
     kv = kv_bytes_per_token(arch, kv_prec, rules, n) * req.tokens
     act_bytes = ir.fp32_activation_bytes if prec is Precision.fp32 else ir.activation_bytes
-    # Prefill of the whole batch at once (HF generate; vLLM without chunked prefill): the largest
+    # Prefill (of the whole batch, or of the stack's chunk below): the largest
     # per-layer temporaries — MLP gate/up/act (3·i) or attention q/k/v/out + norm upcast (~5·h) —
     # split by tensor parallelism, plus the residual stream kept whole on every card
     # (HF modeling_llama.py LlamaMLP.forward: down_proj(act_fn(gate_proj(x)) * up_proj(x))).
@@ -151,13 +151,17 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
     )
     # Sampling: last-position logits, fp32 + probabilities, one row per sequence.
     logits = req.batch * arch.vocab * ir.last_token_logits_bytes_per_vocab / tp
-    layer_temps = per_token * req.tokens
+    # Tokens prefilled in one step: the serving stack's chunk (vLLM's max_num_batched_tokens), or the
+    # whole batch for a stack without chunking and for a request that names its own stack.
+    cap = ir.serving_stack.max_batched_tokens if req.prefill_logits is None else None
+    prefill = min(req.tokens, cap) if cap else req.tokens
+    layer_temps = per_token * prefill
     stack_logits = req.prefill_logits or ir.serving_stack.prefill_logits
     if stack_logits is PrefillLogits.all_tokens:
         # A stack that runs lm_head over every prompt token holds a bf16 row per token once the last
         # layer's temporaries are gone: the larger of the two is the prefill peak.
-        every = req.tokens * arch.vocab * ir.all_token_logits_bytes_per_vocab / tp
-        layer_temps = max(layer_temps, every + act_bytes * ir.prefill_resident_hidden_copies * arch.hidden * req.tokens)
+        every = prefill * arch.vocab * ir.all_token_logits_bytes_per_vocab / tp
+        layer_temps = max(layer_temps, every + act_bytes * ir.prefill_resident_hidden_copies * arch.hidden * prefill)
     activations = layer_temps + logits
     parts = {"weights": weights, "kv_cache": kv, "activations": activations, "transients": transients}
     breakdown = finish(parts, n, 0.0, rules)
@@ -197,8 +201,13 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
     assumptions.append(
         Assumption(
             "prefill",
-            req.tokens,
-            f"预填充按 {req.batch} 条 × {req.context} token 一次处理，计入单层最大的临时张量；{logits_text}。",
+            prefill,
+            (
+                f"预填充分块进行：{stack.name} 每步最多处理 {prefill:,} 个 token（max_num_batched_tokens），"
+                f"{req.batch} 条 × {req.context} token 分几步处理完，临时张量按一步中单层最大的计；{logits_text}。"
+                if prefill < req.tokens
+                else f"预填充按 {req.batch} 条 × {req.context} token 一次处理，计入单层最大的临时张量；{logits_text}。"
+            ),
         )
     )
     return Estimate(sum(breakdown.values()), breakdown, assumptions, PeakPhase.inference)

@@ -17,7 +17,6 @@ Every constant lives in ``data/rules.yaml`` (:class:`~generator.data.rules.Speed
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 from generator.data.records import Gpu, Precision, Workload
@@ -27,7 +26,7 @@ from generator.engine.arch import Arch
 from generator.engine.footprint import default_kv_precision, kv_bytes_per_token, parallel_layout, weight_bytes
 from generator.engine.links import allreduce_seconds, describe_link, link_kind
 from generator.engine.request import Assumption, Request
-from generator.engine.units import BITS_PER_BYTE, GIB, GIGA, MILLION, SECONDS_PER_HOUR, TERA
+from generator.engine.units import BITS_PER_BYTE, GIGA, MILLION, SECONDS_PER_HOUR, TERA
 
 #: FP32 TFLOPS assumed for dequantization when a datasheet gives none: the A100's ratio of
 #: dense 16-bit tensor to FP32 throughput (312 / 19.5 = 16).
@@ -422,21 +421,32 @@ def serve(req: Request, gpu: Gpu, cards: int, all_rules: Rules, prompt: int, out
 
 
 def max_concurrency(req: Request, gpu: Gpu, cards: int, all_rules: Rules, cap: int | None = None) -> tuple[int, bool]:
-    """Sequences of ``req.context`` tokens whose KV cache fits the cards' free memory, and whether
-    the engine's cap (``serving.max_concurrency``, vLLM max_num_seqs) limits it instead.
+    """Sequences of ``req.context`` tokens that fit the cards together, and whether the engine's cap
+    (``serving.max_concurrency``, vLLM max_num_seqs) limits it instead.
 
-    Free memory per card = usable memory − the estimate for one sequence (weights, one sequence's
-    KV cache, prefill temporaries, overhead) + that sequence's KV; each sequence needs its KV cache
-    plus the allocator's fragmentation share. At least 1 (the card count is sized for the request).
+    A count fits when the memory estimate at that batch fits the usable memory: weights, every
+    sequence's KV cache, the prefill temporaries of one step (the serving stack's chunk, so they stop
+    growing at ``max_batched_tokens``), the sampler's rows and the overhead. The estimate grows with the
+    count, so the largest count is found by bisection. At least 1 (the card count is sized for the
+    request).
     """
     mem = all_rules.memory
     limit = cap or all_rules.speed.serving.max_concurrency
-    one = memory.estimate(replace(req, batch=1, gpus=cards), mem)
-    per_seq = kv_bytes_per_token(req.arch, _kv_precision(req, mem), mem, cards) * req.context
-    per_seq *= 1 + mem.overhead.fragmentation_fraction
-    free = memory.usable_gib(gpu.memory_gb, mem) * GIB - one.total_gib * GIB + per_seq
-    fits = max(1, math.floor(free / per_seq)) if per_seq > 0 else limit
-    return min(fits, limit), fits >= limit
+    usable = memory.usable_gib(gpu.memory_gb, mem)
+
+    def fits(count: int) -> bool:
+        return memory.estimate(replace(req, batch=count, gpus=cards), mem).total_gib <= usable
+
+    if fits(limit):
+        return limit, True
+    lo, hi = 1, limit  # hi does not fit; lo is the answer when nothing larger fits
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo, False
 
 
 def cost_per_million_tokens(tokens_per_s: float, price_cny_per_hour: float) -> float:

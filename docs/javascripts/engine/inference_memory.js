@@ -66,11 +66,14 @@ export function inferenceEstimate(req, mem) {
     + ir.prefill_resident_hidden_copies * arch.hidden
   );
   const logits = imul(req.batch, arch.vocab) * ir.last_token_logits_bytes_per_vocab / tp;
-  let layerTemps = perToken * tokens;
+  // Tokens prefilled in one step: the stack's chunk (vLLM's max_num_batched_tokens), else the whole batch.
+  const cap = req.prefill_logits ? null : (ir.serving_stack.max_batched_tokens ?? null);
+  const prefill = cap ? Math.min(tokens, cap) : tokens;
+  let layerTemps = perToken * prefill;
   const stackLogits = req.prefill_logits || ir.serving_stack.prefill_logits;
   if (stackLogits === "all_tokens") {
-    const every = imul(tokens, arch.vocab) * ir.all_token_logits_bytes_per_vocab / tp;
-    layerTemps = Math.max(layerTemps, every + actBytes * ir.prefill_resident_hidden_copies * arch.hidden * tokens);
+    const every = imul(prefill, arch.vocab) * ir.all_token_logits_bytes_per_vocab / tp;
+    layerTemps = Math.max(layerTemps, every + actBytes * ir.prefill_resident_hidden_copies * arch.hidden * prefill);
   }
   const activations = layerTemps + logits;
   const breakdown = finish(

@@ -165,16 +165,20 @@ export function serve(req, gpu, cards, rules, prompt, output, concurrency) {
   };
 }
 
-/** max_concurrency: [sequences whose KV cache fits the free memory, whether the engine's cap limits it]. */
+/** max_concurrency: [the most sequences whose estimate fits the usable memory (bisection), whether the engine's cap limits it]. */
 export function maxConcurrency(req, gpu, cards, rules, cap = null) {
   const mem = rules.memory;
   const limit = cap || rules.speed.serving.max_concurrency;
-  const one = estimate({ ...req, batch: 1, gpus: cards }, mem);
-  let perSeq = kvBytesPerToken(req.arch, kvPrecision(req, mem), mem, cards) * req.context;
-  perSeq *= 1 + mem.overhead.fragmentation_fraction;
-  const free = usableGib(gpu.memory_gb, mem) * GIB - one.total_gib * GIB + perSeq;
-  const fits = perSeq > 0 ? Math.max(1, Math.floor(free / perSeq)) : limit;
-  return [Math.min(fits, limit), fits >= limit];
+  const usable = usableGib(gpu.memory_gb, mem);
+  const fits = (count) => estimate({ ...req, batch: count, gpus: cards }, mem).total_gib <= usable;
+  if (fits(limit)) return [limit, true];
+  let lo = 1, hi = limit; // hi does not fit; lo is the answer when nothing larger fits
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid;
+  }
+  return [lo, false];
 }
 
 /** cost_per_million_tokens */
