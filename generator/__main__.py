@@ -2,6 +2,6 @@
 
 import sys
 
-from generator.cli.main import main
+from generator.cli.entry import main
 
 sys.exit(main())

@@ -288,3 +288,21 @@ def test_ctrl_c_says_what_really_happened(
     assert (proc.returncode, proc.stdout, proc.stderr) == (130, "", message)
     assert state(root) == state(states[result])
     assert leftovers(root) == []
+
+
+def test_ctrl_c_while_the_command_line_is_imported_prints_one_line(tmp_path: Path) -> None:
+    """Importing the generator takes a moment before main()'s handler exists: the console script
+    (generator.cli.entry) imports it inside its own guard. A finder that raises KeyboardInterrupt
+    when generator.cli.main is imported stands in for the key press."""
+    script = (
+        "import sys\n"
+        "class Press:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'generator.cli.main':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Press())\n"
+        "from generator.cli.entry import main\n"
+        "sys.exit(main(['check']))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (130, "", "Interrupted; nothing was written.\n")
