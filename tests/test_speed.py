@@ -210,6 +210,21 @@ def test_unsourced_platforms_never_outrun_the_sourced_ones() -> None:
             assert g.tensor_tflops * p.mfu <= sourced + 1e-9, g.id
 
 
+def test_b200_trains_twice_as_fast_as_h100_per_card() -> None:
+    """MLPerf Training v4.1 (NVIDIA technical blog, November 2024): "per-GPU performance boosts of 2x
+    for GPT-3 pre-training" on 8-GPU HGX B200 nodes against Hopper. The same pre-training job on 8
+    cards of each, with the datasheet figures from gpus.yaml, takes half the hours on B200."""
+    gpus = {
+        g["id"]: Gpu.model_validate(g)
+        for g in yaml.safe_load((ROOT / "data" / "gpus.yaml").read_text(encoding="utf-8"))["gpus"]
+    }
+    arch = shape(70, layers=80, hidden=8192, heads=64, kv_heads=8, vocab=128256, intermediate=28672)
+    req = Request(Workload.pretrain, arch, Precision.mixed, context=4096, gpus=8, zero_stage=3)
+    h100 = training_hours(req, 1e9, gpus["h100-sxm-80g"], 8, RULES)
+    b200 = training_hours(req, 1e9, gpus["b200-sxm-180g"], 8, RULES)
+    assert 1.8 <= h100.hours / b200.hours <= 2.2
+
+
 def test_decode_is_memory_bound_at_batch_one() -> None:
     req = Request(Workload.inference, LLAMA2_7B, Precision.bf16, context=1024)
     t = decode_throughput(req, H100, 1, RULES)
