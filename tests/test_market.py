@@ -133,7 +133,7 @@ def test_runner_ups_show_other_providers_for_the_same_gpu(gen: Generated) -> Non
     assert [(r.offer.id, r.monthly.total) for r in opt.runner_ups] == [("m-4090-usd", pytest.approx(1325))]
     scenario = page(gen, "scenarios/serve-7b.md")
     assert (
-        "| [Fixture Market](../providers/fixture-market.md) | 容器实例 | 按量 | ¥1,325 | ¥1,050 | 2026-07-01 |"
+        "| [Fixture Market](../providers/fixture-market.md)：容器实例，按量 | ¥1,325 | ¥1,050 | 2026-07-01 |"
         in scenario
     )
     # One provider, one row: the pick's own provider is never a runner-up.
