@@ -29,7 +29,7 @@ from generator.pipeline import Project, generate
 
 pytestmark = pytest.mark.browser
 
-SWITCHES = {"require-cuda", "domestic-only", "tied-embeddings", "public-ip", "no-public-ip", "grad-checkpointing",
+SWITCHES = {"require-cuda", "no-require-cuda", "domestic-only", "tied-embeddings", "public-ip", "no-public-ip", "grad-checkpointing",
             "no-grad-checkpointing"}  # fmt: skip
 LLAMA2_7B_CONFIG = (
     '{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 11008, '
@@ -191,11 +191,17 @@ def test_pretraining_job_cost(browser, server: str, cat: Catalogue) -> None:  # 
 
 
 def test_cuda_filter_excludes_ascend(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    # rules.yaml defaults.require_cuda is true: Ascend is out until the buyer says the code can move.
     page = open_calc(browser, server, "?workload=inference&model=qwen2.5-72b")
+    assert page.is_checked("#calc-require-cuda")
+    assert "ascend-910b" not in [g for g, _, _ in page_rows(page)]
+    page.uncheck("#calc-require-cuda")
+    q = query_of(page)
+    assert q.endswith("&no-require-cuda=1")
     assert "ascend-910b" in [g for g, _, _ in page_rows(page)]
     page.check("#calc-require-cuda")
     q = query_of(page)
-    assert q.endswith("&require-cuda=1")
+    assert "require-cuda" not in q
     rows = page_rows(page)
     assert rows == eligible(python(cat, q))
     vendors = {g.id: g.vendor.value for g in cat.gpus.values()}

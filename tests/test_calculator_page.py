@@ -19,7 +19,15 @@ from generator.engine.bounds import BOUNDS
 from generator.pages.calculator import calculator_data, calculator_query, request_flags, scenario_flags
 from generator.pipeline import Generated, Project, generate
 
-SWITCHES = {"require-cuda", "domestic-only", "no-public-ip", "public-ip", "no-grad-checkpointing", "grad-checkpointing"}
+SWITCHES = {
+    "require-cuda",
+    "no-require-cuda",
+    "domestic-only",
+    "no-public-ip",
+    "public-ip",
+    "no-grad-checkpointing",
+    "grad-checkpointing",
+}
 
 
 @pytest.fixture(scope="module")
@@ -60,14 +68,14 @@ def test_data_carries_only_the_offers_that_may_price(mini: Generated) -> None:
 
 def test_scenario_links_name_only_what_differs_from_the_defaults(mini: Generated) -> None:
     # serve-7b: batch 4 and 300 hours differ from rules.yaml's defaults (1, 730); bf16 and the
-    # 2048-token context do not; scenarios require CUDA unless they say otherwise.
+    # 2048-token context do not, nor does requiring CUDA (rules.yaml defaults.require_cuda).
     r = mini.results.scenarios["serve-7b"]
     assert calculator_query(scenario_flags(mini.catalogue, "serve-7b", r.request, r.usage)) == (
-        "?workload=inference&model=llama-2-7b&batch=4&hours-per-month=300&require-cuda=1"
+        "?workload=inference&model=llama-2-7b&batch=4&hours-per-month=300"
     )
     r = mini.results.scenarios["full-13b"]
     assert calculator_query(scenario_flags(mini.catalogue, "full-13b", r.request, r.usage)) == (
-        "?workload=full&model=llama-2-13b&precision=mixed&job-tokens=1&require-cuda=1"
+        "?workload=full&model=llama-2-13b&precision=mixed&job-tokens=1"
     )
 
 

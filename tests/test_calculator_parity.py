@@ -101,7 +101,7 @@ def argv(pairs: list[tuple[str, str]]) -> list[str]:
     return out
 
 
-SWITCHES = {"require-cuda", "domestic-only", "tied-embeddings", "public-ip", "no-public-ip", "grad-checkpointing",
+SWITCHES = {"require-cuda", "no-require-cuda", "domestic-only", "tied-embeddings", "public-ip", "no-public-ip", "grad-checkpointing",
             "no-grad-checkpointing"}  # fmt: skip
 
 
@@ -272,7 +272,7 @@ def draw(rng: random.Random, d: Draw) -> list[tuple[str, str]]:
     if maybe(0.2):
         q.append(("budget", num(rng.choice([100, 800, 3000, 20000, 150000, 1e6]))))
     if maybe(0.4):
-        q.append(("require-cuda", "1"))
+        q.append(rng.choice([("require-cuda", "1"), ("no-require-cuda", "1")]))
     if maybe(0.1):
         q.append(("domestic-only", "1"))
     if maybe(0.25):

@@ -210,3 +210,29 @@ def test_cards_without_bf16_refuse_bf16_and_train_mixed_in_fp16() -> None:
     assert bf16["v100-pcie-32g"].cards == 1  # it fits: the refusal is the precision, not memory
     for gid in set(CAT.gpus) - no_bf16:
         assert bf16[gid].excluded != NO_BF16 and MIXED_AS_FP16 not in mixed[gid].reasons
+
+
+def test_model_pages_and_scenarios_follow_the_require_cuda_default() -> None:
+    """rules.yaml defaults.require_cuda is the one switch for model pages, the calculator, the command
+    line and scenarios that do not set their own: true rules out every non-NVIDIA card with the CUDA
+    reason, false keeps them (each then says its code must move off CUDA)."""
+    import dataclasses
+
+    from generator.engine.recommend import scenario_requires_cuda
+    from generator.engine.sizing import Sizer
+    from generator.results.model_pages import model_page
+
+    model = next(m for m in CAT.models.values() if m.kind.value == "llm")
+    for flag in (True, False):
+        rules = CAT.rules.model_copy(update={"defaults": CAT.rules.defaults.model_copy(update={"require_cuda": flag})})
+        cat = dataclasses.replace(CAT, rules=rules)
+        rec = model_page(cat, model, Workload.inference, Sizer(rules)).rec
+        others = [o for o in rec.options if o.gpu.vendor.value != "NVIDIA"]
+        assert others, "the bundled catalogue has non-NVIDIA cards"
+        if flag:
+            assert all(o.excluded and "CUDA" in o.excluded for o in others)
+        else:
+            assert not any(o.excluded and "CUDA" in o.excluded for o in others)
+        unset = next(iter(CAT.scenarios.values())).model_copy(update={"require_cuda": None})
+        assert scenario_requires_cuda(unset, rules) is flag
+        assert scenario_requires_cuda(unset.model_copy(update={"require_cuda": not flag}), rules) is (not flag)

@@ -161,7 +161,9 @@ function init() {
       pairs.push([input("grad-checkpointing").checked ? "grad-checkpointing" : "no-grad-checkpointing", "1"]);
     }
     if (input("public-ip").checked !== defaults.public_ip) pairs.push([input("public-ip").checked ? "public-ip" : "no-public-ip", "1"]);
-    if (input("require-cuda").checked) pairs.push(["require-cuda", "1"]);
+    if (input("require-cuda").checked !== defaults.require_cuda) {
+      pairs.push([input("require-cuda").checked ? "require-cuda" : "no-require-cuda", "1"]);
+    }
     if (input("domestic-only").checked) pairs.push(["domestic-only", "1"]);
     const tiers = [...root.querySelectorAll('input[name="billing"]')];
     const chosen = tiers.filter((t) => t.checked).map((t) => t.value);
@@ -186,7 +188,7 @@ function init() {
     input("tied-embeddings").checked = on("tied-embeddings");
     input("grad-checkpointing").checked = on("grad-checkpointing") ? true : on("no-grad-checkpointing") ? false : defaults.grad_checkpointing;
     input("public-ip").checked = on("public-ip") ? true : on("no-public-ip") ? false : defaults.public_ip;
-    input("require-cuda").checked = on("require-cuda");
+    input("require-cuda").checked = on("require-cuda") ? true : on("no-require-cuda") ? false : defaults.require_cuda;
     input("domestic-only").checked = on("domestic-only");
     const tiers = v.billing !== undefined ? v.billing.split(",") : null;
     for (const t of root.querySelectorAll('input[name="billing"]')) t.checked = tiers === null || tiers.includes(t.value);
@@ -380,7 +382,7 @@ function init() {
     const link = $("calc-link");
     link.href = url;
     link.textContent = "打开这组输入";
-    const words = pairs.map(([k, v]) => (v === "1" && ["require-cuda", "domestic-only", "tied-embeddings", "public-ip",
+    const words = pairs.map(([k, v]) => (v === "1" && ["require-cuda", "no-require-cuda", "domestic-only", "tied-embeddings", "public-ip",
       "no-public-ip", "grad-checkpointing", "no-grad-checkpointing"].includes(k) ? `--${k}` : `--${k} ${v}`));
     $("calc-cli").textContent = ["gpu-guide recommend", ...words].join(" ");
   }

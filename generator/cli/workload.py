@@ -70,7 +70,8 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     if recommend:
         p.add_argument("--domestic-only", action="store_true", help="only 国产 accelerators")
-        p.add_argument("--require-cuda", action="store_true", help="only NVIDIA GPUs")
+        p.add_argument("--require-cuda", action=argparse.BooleanOptionalAction, default=None,
+                       help="only NVIDIA GPUs (default: rules.yaml defaults.require_cuda)")  # fmt: skip
         p.add_argument("--budget", type=bounded("budget"), metavar="CNY", help="monthly budget in yuan")
         p.add_argument("--hours-per-month", type=bounded("hours-per-month"),
                        help="hours the cards run a month (default: the whole month)")  # fmt: skip
@@ -333,7 +334,7 @@ def recommend_options(cat: Catalogue, args: argparse.Namespace) -> Recommendatio
             )
     usage = Usage.from_rules(cat.rules, args.hours_per_month, args.disk_gb, args.egress_gb, args.public_ip)
     c = Constraints(
-        usage=usage, domestic_only=args.domestic_only, require_cuda=args.require_cuda,
+        usage=usage, domestic_only=args.domestic_only, require_cuda=cat.rules.defaults.require_cuda if args.require_cuda is None else args.require_cuda,
         budget_cny_month=args.budget, job_tokens_b=args.job_tokens, billing=args.billing,
     )  # fmt: skip
     return recommend(cat, lambda gpu: size_workload(req, gpu, cat.rules, args.job_tokens), req.workload, c)

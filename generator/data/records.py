@@ -592,9 +592,10 @@ class Scenario(Record):
         description="Hours the cards are used per month (default: the whole month).",
     )
     domestic_only: bool = Field(default=False, description="Only 国产 accelerators qualify.")
-    require_cuda: bool = Field(
-        default=True,
-        description="The workload's code needs NVIDIA CUDA; other accelerators are ruled out.",
+    require_cuda: bool | None = Field(
+        default=None,
+        description="The workload's code needs NVIDIA CUDA; other accelerators are ruled out "
+        "(default: rules.yaml defaults.require_cuda).",
     )
     budget_cny_month: float | None = Field(default=None, gt=0, description="Monthly budget ceiling in yuan.")
     disk_gb: float | None = Field(

@@ -115,6 +115,11 @@ class DefaultRules(_Section):
     disk_gb: float = Field(ge=0, description="Data disk kept all month, GB.")
     egress_gb_month: float = Field(ge=0, description="Outbound traffic per month, GB.")
     public_ip: bool = Field(description="Whether one public IP per instance is rented.")
+    require_cuda: bool = Field(
+        default=True,
+        description="Whether the buyer's code needs NVIDIA CUDA (other accelerators ruled out) unless a "
+        "scenario or the command line says otherwise.",
+    )
 
 
 class DeliveryRules(_Section):

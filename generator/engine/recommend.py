@@ -157,7 +157,7 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         opt.excluded = "不满足国产化要求"
         return opt
     if c.require_cuda and gpu.vendor is not Vendor.nvidia:
-        opt.excluded = "场景代码依赖 CUDA 生态，这张卡需要迁移到其他软件栈"
+        opt.excluded = "按依赖 CUDA 的代码计算：这张卡要把代码迁移到厂商自己的软件栈才能用"
         return opt
     if cards is None:
         opt.excluded = f"即使用到 {sizing.max_cards} 张卡，每张卡的显存也不够"
@@ -322,7 +322,7 @@ def for_scenario(cat: Catalogue, scenario: Scenario, sizer: Sizer | None = None)
     c = Constraints(
         usage=scenario_usage(scenario, cat.rules),
         domestic_only=scenario.domestic_only,
-        require_cuda=scenario.require_cuda,
+        require_cuda=scenario_requires_cuda(scenario, cat.rules),
         budget_cny_month=scenario.budget_cny_month,
         job_tokens_b=scenario.job_tokens_b,
     )
@@ -331,6 +331,11 @@ def for_scenario(cat: Catalogue, scenario: Scenario, sizer: Sizer | None = None)
         return (sizer or Sizer(cat.rules)).size(req, gpu, scenario.job_tokens_b)
 
     return recommend(cat, sizing_for, scenario.workload, c)
+
+
+def scenario_requires_cuda(scenario: Scenario, rules: Rules) -> bool:
+    """Whether a scenario rules out non-NVIDIA accelerators: its own field, else rules.yaml's default."""
+    return rules.defaults.require_cuda if scenario.require_cuda is None else scenario.require_cuda
 
 
 def scenario_usage(scenario: Scenario, rules: Rules) -> costs.Usage:

@@ -24,6 +24,7 @@ from generator.data.catalogue import Catalogue
 from generator.data.records import Gpu, ModelKind, Offer, OpenModel, Precision, Workload
 from generator.engine.bounds import BOUNDS
 from generator.engine.cost import Usage
+from generator.engine.recommend import scenario_requires_cuda
 from generator.engine.request import Request
 from generator.engine.sizing import MAX_CARDS, output_tokens
 from generator.pages.names import (
@@ -213,8 +214,9 @@ def scenario_flags(cat: Catalogue, scenario_id: str, req: Request, usage: Usage)
     s = cat.scenarios[scenario_id]
     flags = request_flags(cat, s.model, req, s.job_tokens_b)
     flags.update(usage_flags(cat, usage))
-    if s.require_cuda:
-        flags["require-cuda"] = "1"
+    cuda = scenario_requires_cuda(s, cat.rules)
+    if cuda != cat.rules.defaults.require_cuda:
+        flags["require-cuda" if cuda else "no-require-cuda"] = "1"
     if s.domestic_only:
         flags["domestic-only"] = "1"
     if s.budget_cny_month is not None:

@@ -159,6 +159,7 @@ class ScenarioContext:
     assumptions: list[str]
     api: tuple[ApiComparison, ...]  # API prices of models about this size (language-model serving)
     calculator: str  # query string that opens the calculator with this scenario's inputs
+    requires_cuda: bool  # the scenario's field, else rules.yaml defaults.require_cuda
 
 
 @dataclass(frozen=True)

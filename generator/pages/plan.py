@@ -12,7 +12,7 @@ from generator.data.catalogue import Catalogue
 from generator.data.records import Billing, Gpu, Provider, Workload
 from generator.engine import cost as costs
 from generator.engine.links import describe_link
-from generator.engine.recommend import links_cards
+from generator.engine.recommend import links_cards, scenario_requires_cuda
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
@@ -237,7 +237,8 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
             desc = f"计算推荐 {pick.gpu.name} × {pick.cards}，每月约 {cny(pick.monthly.total)}。{s.summary}"
         pl.add(f"scenarios/{s.id}.md", "scenario.md.j2", s.title, desc,
                ctx.ScenarioContext(s, r.request, r.usage, r.rec, cat.models[s.model], _reader_disagreement(cat, r),
-                                   _assumptions(r), r.api, calculator_query(scenario_flags(cat, s.id, r.request, r.usage))),
+                                   _assumptions(r), r.api, calculator_query(scenario_flags(cat, s.id, r.request, r.usage)),
+                                   scenario_requires_cuda(s, cat.rules)),
                everything, trail=(SCENARIOS,), nav_order=order)  # fmt: skip
 
     gpu_pitfalls = {g: [p for p in cat.pitfalls if g in p.gpus] for g in cat.gpus}

@@ -131,7 +131,7 @@ def model_page(cat: Catalogue, model: OpenModel, workload: Workload, sizer: Size
         None if model.kind is ModelKind.diffusion else getattr(cat.rules.pages.model_pages, workload.value).job_tokens_b
     )
     req = page_request(cat, model, workload)
-    c = Constraints(usage=Usage.from_rules(cat.rules), job_tokens_b=job)
+    c = Constraints(usage=Usage.from_rules(cat.rules), require_cuda=cat.rules.defaults.require_cuda, job_tokens_b=job)
     # Two models of the same shape ask the same question: rank the GPUs once per distinct request
     # (the ranking is read-only afterwards, so the pages can share it).
     key = (req, workload, job)

@@ -63,7 +63,7 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
     return opt;
   }
   if (c.require_cuda && gpu.vendor !== "NVIDIA") {
-    opt.excluded = "场景代码依赖 CUDA 生态，这张卡需要迁移到其他软件栈";
+    opt.excluded = "按依赖 CUDA 的代码计算：这张卡要把代码迁移到厂商自己的软件栈才能用";
     return opt;
   }
   if (cards === null) {

@@ -22,9 +22,10 @@ const NUMBER_FLAGS = ["params", ...ARCH_FLAGS, "experts", "experts-per-token", "
   "egress-gb"];
 const CHOICE_FLAGS = { workload: WORKLOADS, precision: PRECISIONS, "kv-precision": PRECISIONS, optimizer: OPTIMIZERS,
   "zero-stage": ["0", "1", "2", "3"], offload: OFFLOADS };
-const SWITCHES = ["tied-embeddings", "domestic-only", "require-cuda"];
-/** --grad-checkpointing / --no-grad-checkpointing and --public-ip / --no-public-ip (argparse BooleanOptionalAction) */
-const PAIRS = { "grad-checkpointing": "grad_checkpointing", "public-ip": "public_ip" };
+const SWITCHES = ["tied-embeddings", "domestic-only"];
+/** --grad-checkpointing / --no-grad-checkpointing, --public-ip / --no-public-ip and --require-cuda /
+ * --no-require-cuda (argparse BooleanOptionalAction) */
+const PAIRS = { "grad-checkpointing": "grad_checkpointing", "public-ip": "public_ip", "require-cuda": "require_cuda" };
 export const KNOWN = new Set(["model", "billing", ...NUMBER_FLAGS, ...Object.keys(CHOICE_FLAGS), ...SWITCHES,
   ...Object.keys(PAIRS), ...Object.keys(PAIRS).map((k) => "no-" + k)]);
 
@@ -36,7 +37,8 @@ export const LABELS = {
   batch: "并发数 / 批大小", context: "上下文长度", "grad-checkpointing": "梯度检查点", optimizer: "优化器", "lora-rank": "LoRA 秩",
   "zero-stage": "ZeRO 阶段", "prompt-tokens": "提示长度", "output-tokens": "输出长度", resolution: "分辨率", offload: "CPU 卸载",
   budget: "月预算", "hours-per-month": "每月使用小时", "job-tokens": "任务 token 数", "disk-gb": "数据盘", "egress-gb": "出站流量",
-  "public-ip": "公网 IP", billing: "计费方式", "tied-embeddings": "共享词嵌入",
+  "public-ip": "公网 IP", billing: "计费方式", "tied-embeddings": "共享词嵌入", "require-cuda": "只看 NVIDIA（CUDA）",
+  "domestic-only": "只看国产加速卡",
 };
 
 export class FieldError extends Error {
@@ -237,7 +239,7 @@ export function recommendResult(data, query, cat = catalogue(data)) {
     };
     const jobTokens = v["job-tokens"] !== undefined ? v["job-tokens"] : null;
     const constraints = {
-      usage, domestic_only: Boolean(v["domestic-only"]), require_cuda: Boolean(v["require-cuda"]),
+      usage, domestic_only: Boolean(v["domestic-only"]), require_cuda: v.require_cuda !== undefined ? v.require_cuda : r.defaults.require_cuda,
       budget_cny_month: v.budget !== undefined ? v.budget : null, job_tokens_b: jobTokens,
       billing: v.billing !== undefined ? v.billing : null,
     };
