@@ -129,6 +129,23 @@ def test_job_cost_is_pro_rata() -> None:
     assert cost.job_cost_cny(node, cards=8, hours=73, pricing=PRICING) == pytest.approx(7300.0)
 
 
+def test_a_job_pays_at_least_the_shortest_rental_its_tier_sells() -> None:
+    # A monthly node (¥73,000 for 730 hours) running a 73-hour job still costs the month; a 731-hour
+    # job two months. A daily price (¥240 a day) for 25 hours costs two days; on demand bills 25 hours.
+    node = offer(delivery="bare_metal", cards=8, price=73000, unit="month", billing="monthly")
+    assert cost.job_cost_cny(node, cards=8, hours=73, pricing=PRICING) == pytest.approx(73000.0)
+    assert cost.job_cost_cny(node, cards=8, hours=730, pricing=PRICING) == pytest.approx(73000.0)
+    assert cost.job_cost_cny(node, cards=8, hours=731, pricing=PRICING) == pytest.approx(146000.0)
+    assert cost.minimum_rental_note(node, 73, RULES) == "按月计费，至少付满 1 个月"
+    assert cost.minimum_rental_note(node, 730, RULES) is None
+    day = offer(price=240, unit="day", billing="daily")
+    assert cost.job_cost_cny(day, cards=1, hours=25, pricing=PRICING) == pytest.approx(480.0)
+    assert cost.minimum_rental_note(day, 25, RULES) == "按天计费，至少付满 2 天"
+    hourly = offer(price=10, unit="hour", billing="on_demand")
+    assert cost.job_cost_cny(hourly, cards=1, hours=25, pricing=PRICING) == pytest.approx(250.0)
+    assert cost.minimum_rental_note(hourly, 25, RULES) is None
+
+
 def test_container_needs_take_containers_and_vms_then_unspecified_then_bare_metal() -> None:
     a = offer(id="a", delivery="container", price=2)
     v = offer(id="v", delivery="vm", price=3)

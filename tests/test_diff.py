@@ -309,29 +309,26 @@ def test_json_has_the_same_content(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_job_cost_and_removed_gpu(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A cheaper H100 node moves full-13b's monthly total and job cost by the same ratio."""
+    """A cheaper A100 node moves full-13b's monthly total and job cost by the same ratio."""
     root = committed_project(tmp_path)
-    # The H100 node's range ¥80,000–90,000 (mid ¥85,000) becomes ¥68,000 flat. Four cards rent one
-    # 8-card node: 85,000 + 175 + 80 + 20 = ¥85,275 a month -> 68,000 + 275 = ¥68,275.
-    replace_in(root / "data" / "offers.yaml", "    price_low: 80000\n    price_high: 90000\n", "    price: 68000\n")
+    # The A100 node's ¥48,000 a month becomes ¥38,400. Four cards rent one 8-card node:
+    # 48,000 + 175 + 80 + 20 = ¥48,275 a month -> 38,400 + 275 = ¥38,675.
+    replace_in(root / "data" / "offers.yaml", "    price: 48000\n", "    price: 38400\n")
+    replace_in(root / "data" / "offers.yaml", "A100 8 卡裸金属 48,000 元/月", "A100 8 卡裸金属 38,400 元/月")
     code, out, err = run_diff(root, capsys, "--base", "HEAD", "--format", "json")
     assert (code, err) == (0, "")
     report = json.loads(out)
     [price] = report["prices"]["changed"]
-    # per card-month: 85,000 / 8 = 10,625 -> 68,000 / 8 = 8,500, i.e. -2,125 / 10,625 = -20.0%
-    assert (price["old"]["card_month_cny"], price["new"]["card_month_cny"], price["change_pct"]) == (10625, 8500, -20.0)
-    assert (price["old"]["price"], price["new"]["price"]) == (
-        "¥80,000–90,000/month for 8 cards",
-        "¥68,000/month for 8 cards",
-    )
+    # per card-month: 48,000 / 8 = 6,000 -> 38,400 / 8 = 4,800, i.e. -1,200 / 6,000 = -20.0%
+    assert (price["old"]["card_month_cny"], price["new"]["card_month_cny"], price["change_pct"]) == (6000, 4800, -20.0)
+    assert (price["old"]["price"], price["new"]["price"]) == ("¥48,000/month for 8 cards", "¥38,400/month for 8 cards")
     [scenario] = report["scenarios"]["changed"]
     old, new = scenario["old"], scenario["new"]
     assert (scenario["scenario"], scenario["pick_changed"]) == ("full-13b", False)
-    assert (old["gpu"], old["cards"], old["delivery"], old["monthly_cny"]) == ("h100-sxm-80g", 4, "bare_metal", 85275)
-    assert (new["gpu"], new["cards"], new["delivery"], new["monthly_cny"]) == ("h100-sxm-80g", 4, "bare_metal", 68275)
-    # The job is billed pro rata per node-hour, so its cost scales with the price: x 68/85 = x 0.8
-    # (the report rounds both to whole yuan, so they agree within one yuan).
-    assert abs(new["job_cost_cny"] - old["job_cost_cny"] * 0.8) <= 1
+    assert (old["gpu"], old["cards"], old["delivery"], old["monthly_cny"]) == ("a100-sxm-80g", 4, "bare_metal", 48275)
+    assert (new["gpu"], new["cards"], new["delivery"], new["monthly_cny"]) == ("a100-sxm-80g", 4, "bare_metal", 38675)
+    # The node is sold by the month and the job takes less than one: the job pays one month's rent.
+    assert (old["job_cost_cny"], new["job_cost_cny"]) == (48000, 38400)
     assert report["summary"].startswith("1 price changed, 1 scenario cost changed, ")
     assert report["files"]["added"] == report["files"]["removed"] == []
 

@@ -135,18 +135,20 @@ def test_a_disagreeing_pick_is_a_notice_that_strict_check_accepts(tmp_path: Path
     from generator.cli.main import main
     from generator.pipeline import Project, build
 
-    root = make_project(tmp_path, lambda d: replace_in(d / "scenarios.yaml", "{gpu: h100-sxm-80g, delivery: bare_metal}",
-                                                       "{gpu: a100-sxm-80g, delivery: bare_metal}"))  # fmt: skip
+    # An RTX 4090 cannot be the rules' pick for multi-card full fine-tuning (PCIe only).
+    root = make_project(tmp_path, lambda d: replace_in(d / "scenarios.yaml", "{gpu: a100-sxm-80g, delivery: bare_metal}",
+                                                       "{gpu: rtx-4090-24g, delivery: bare_metal}"))  # fmt: skip
     gen = build(Project.at(root), site=False)
-    [notice] = [p for p in gen.warnings if p.path.endswith("editor_pick")]
+    pick = gen.results.scenarios["full-13b"].rec.pick
+    assert pick is not None and pick.gpu.id != "rtx-4090-24g"
+    notices = [p for p in gen.warnings if p.path.endswith("editor_pick")]
+    notice = next(p for p in notices if "rtx-4090-24g" in p.format())
     assert notice.format().startswith("data/scenarios.yaml:")
-    assert (
-        ": notice: the rules disagree with the editor's pick: 编辑推荐 a100-sxm-80g，计算结果为 h100-sxm-80g"
-        in notice.format()
-    )
+    assert ": notice: the rules disagree with the editor's pick: 编辑推荐 rtx-4090-24g（" in notice.format()
+    assert f"计算结果为 {pick.gpu.id}" in notice.format()
     page = gen.files["scenarios/full-13b.md"].decode("utf-8")
     # The reader sees GPU names where the editor's notice has ids.
-    assert "编辑推荐 A100 80GB SXM，计算结果为 H100 80GB SXM" in page
+    assert "编辑推荐 GeForce RTX 4090 24GB（" in page and f"计算结果为 {pick.gpu.name}" in page
     capsys.readouterr()
     assert main(["--root", str(root), "check", "--strict"]) == 0
 

@@ -63,12 +63,13 @@ def test_model_and_params_are_exclusive(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_recommend_ranks_fitting_cards_first(capsys: pytest.CaptureFixture[str], mini_root: Path) -> None:
-    # Llama-2-13B pre-training on the mini fixture. Per card-month the A100 node is
-    # 48,000 / 8 = 6,000 and the H100 node (85,000 mid) / 8 = 10,625: 1.77x dearer, while dense
-    # BF16 at each platform's MFU is (989.4 x 0.38) / (312 x 0.48) = 2.51x faster (rules.yaml
-    # speed.training.platforms), so the H100 finishes the same job for less.
+    # Llama-2-13B pre-training on 200B tokens on the mini fixture, whose two 8-card nodes are sold by
+    # the month: A100 ¥48,000, H100 ¥85,000 (mid), 1.77x dearer. Dense BF16 at each platform's MFU
+    # is (989.4 x 0.38) / (312 x 0.48) = 2.51x faster (rules.yaml speed.training.platforms): about
+    # 1,600 hours (3 months, ¥255,000) on the H100 node against about 4,000 (6 months, ¥288,000) on
+    # the A100 node, so the H100 finishes the same job for less.
     code, out, _ = run(capsys, "recommend", "--workload", "pretrain", "--model", "llama-2-13b", "--precision", "mixed",
-                       "--job-tokens", "10", "--require-cuda", "--json", root=mini_root)  # fmt: skip
+                       "--job-tokens", "200", "--require-cuda", "--json", root=mini_root)  # fmt: skip
     assert code == 0
     data = json.loads(out)
     options = data["options"]
@@ -78,7 +79,7 @@ def test_recommend_ranks_fitting_cards_first(capsys: pytest.CaptureFixture[str],
     h100 = next(o for o in options if o["gpu"] == "h100-sxm-80g")
     a100 = next(o for o in options if o["gpu"] == "a100-sxm-80g")
     assert h100["monthly_cost_cny"] > a100["monthly_cost_cny"]
-    assert h100["job_cost_cny"] < a100["job_cost_cny"]
+    assert h100["job_cost_cny"] == pytest.approx(3 * 85000) and a100["job_cost_cny"] == pytest.approx(6 * 48000)
     assert data["pick"] == "h100-sxm-80g"
 
 

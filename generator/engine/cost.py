@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from generator.data.catalogue import Catalogue, rate_on
-from generator.data.records import Currency, Delivery, FxRate, Offer, PricePer, PriceUnit
+from generator.data.records import Billing, Currency, Delivery, FxRate, Offer, PricePer, PriceUnit
 from generator.data.rules import CostRules, Rules
 
 
@@ -191,10 +191,30 @@ def monthly_cost(offer: Offer, cards: int, usage: Usage, pricing: Pricing) -> Mo
     )
 
 
+def billed_hours(offer: Offer, hours: float, rules: CostRules) -> float:
+    """Hours paid for a job of ``hours`` hours: whole months on a monthly offer, whole days on a
+    daily one (the shortest rental the tier sells); on-demand offers bill what is used."""
+    period = {Billing.monthly: rules.hours_per_month, Billing.daily: 24.0}.get(offer.billing)
+    if period is None:
+        return hours
+    return math.ceil(hours / period - 1e-9) * period
+
+
+def minimum_rental_note(offer: Offer, hours: float, rules: CostRules) -> str | None:
+    """Said when a job is shorter than what the offer's tier bills: "按月计费，至少付满 1 个月"."""
+    billed = billed_hours(offer, hours, rules)
+    if billed <= hours + 1e-9:
+        return None
+    if offer.billing is Billing.monthly:
+        return f"按月计费，至少付满 {round(billed / rules.hours_per_month)} 个月"
+    return f"按天计费，至少付满 {round(billed / 24)} 天"
+
+
 def job_cost_cny(offer: Offer, cards: int, hours: float, pricing: Pricing) -> float:
-    """Rent for running a job of ``hours`` wall-clock hours on ``cards`` cards, pro rata."""
+    """Rent for running a job of ``hours`` wall-clock hours on ``cards`` cards: the hourly rent times
+    the hours the offer's billing tier makes you pay (:func:`billed_hours`)."""
     instance_hour = instance_price_cny(offer, pricing) / hours_per_unit(offer.unit, pricing.rules)
-    return instance_hour * instances_needed(offer, cards) * hours
+    return instance_hour * instances_needed(offer, cards) * billed_hours(offer, hours, pricing.rules)
 
 
 def matching_offers(

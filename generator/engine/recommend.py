@@ -312,7 +312,7 @@ def recommend(cat: Catalogue, sizing_for: SizingFor, workload: Workload, c: Cons
     options = [evaluate_gpu(g, sizing_for, cat, workload, c) for g in cat.gpus.values()]
     options.sort(key=lambda o: (*o.sort_key(training_job), o.gpu.id))
     for o in options:
-        o.reasons = _reasons(o, training_job)
+        o.reasons = _reasons(o, training_job, cat.rules)
     return Recommendation(options=options, training_job=training_job)
 
 
@@ -376,7 +376,7 @@ def form_note(offer: Offer, delivery: Delivery) -> str | None:
     return None
 
 
-def _reasons(o: Option, training_job: bool) -> list[str]:
+def _reasons(o: Option, training_job: bool, rules: Rules) -> list[str]:
     """Plain-Chinese reasons shown next to an option."""
     out: list[str] = []
     s = o.sizing
@@ -394,7 +394,10 @@ def _reasons(o: Option, training_job: bool) -> list[str]:
         else:
             out.append(f"报价按整机 {o.cards_billed} 张卡计费，任务用满整机的 {o.cards_used} 张卡，跑得更快")
     if training_job and o.job_hours is not None and o.job_cost_cny is not None:
-        out.append(f"参照任务约 {o.job_hours:,.0f} 小时完成，租金约 {cny(o.job_cost_cny)}")
+        note = costs.minimum_rental_note(o.offer, o.job_hours, rules.cost) if o.offer is not None else None
+        out.append(
+            f"参照任务约 {o.job_hours:,.0f} 小时完成，租金约 {cny(o.job_cost_cny)}" + (f"（{note}）" if note else "")
+        )
     if o.cost_per_mtok_cny is not None and o.served_tokens_per_s is not None and s.serving is not None:
         c = s.serving.at_capacity
         out.append(

@@ -160,6 +160,7 @@ class ScenarioContext:
     api: tuple[ApiComparison, ...]  # API prices of models about this size (language-model serving)
     calculator: str  # query string that opens the calculator with this scenario's inputs
     requires_cuda: bool  # the scenario's field, else rules.yaml defaults.require_cuda
+    job_note: str | None  # the pick's billing tier outlasts the reference job: "按月计费，至少付满 1 个月"
 
 
 @dataclass(frozen=True)

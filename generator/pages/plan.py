@@ -12,7 +12,7 @@ from generator.data.catalogue import Catalogue
 from generator.data.records import Billing, Gpu, Provider, Workload
 from generator.engine import cost as costs
 from generator.engine.links import describe_link
-from generator.engine.recommend import links_cards, scenario_requires_cuda
+from generator.engine.recommend import Option, links_cards, scenario_requires_cuda
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
@@ -238,7 +238,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
         pl.add(f"scenarios/{s.id}.md", "scenario.md.j2", s.title, desc,
                ctx.ScenarioContext(s, r.request, r.usage, r.rec, cat.models[s.model], _reader_disagreement(cat, r),
                                    _assumptions(r), r.api, calculator_query(scenario_flags(cat, s.id, r.request, r.usage)),
-                                   scenario_requires_cuda(s, cat.rules)),
+                                   scenario_requires_cuda(s, cat.rules), _job_note(cat, pick)),
                everything, trail=(SCENARIOS,), nav_order=order)  # fmt: skip
 
     gpu_pitfalls = {g: [p for p in cat.pitfalls if g in p.gpus] for g in cat.gpus}
@@ -586,6 +586,13 @@ def _editorial_pages(pl: _Planner, results: Results, inputs: tuple[str, ...]) ->
         ctx.TrendsContext(results.trends, TREND_TOPIC_NAMES),
         inputs,
     )
+
+
+def _job_note(cat: Catalogue, pick: Option | None) -> str | None:
+    """Why the pick's job rent is more than its hours: the tier's shortest rental, else None."""
+    if pick is None or pick.offer is None or pick.job_hours is None:
+        return None
+    return costs.minimum_rental_note(pick.offer, pick.job_hours, cat.rules.cost)
 
 
 def _reader_disagreement(cat: Catalogue, r: ScenarioResult) -> str | None:

@@ -84,10 +84,25 @@ export function monthlyCost(offer, cards, usage, pricing) {
   };
 }
 
-/** job_cost_cny: rent for a job of `hours` wall-clock hours on `cards` cards, pro rata. */
+/** billed_hours: whole months on a monthly offer, whole days on a daily one, else the hours used. */
+export function billedHours(offer, hours, rules) {
+  const period = offer.billing === "monthly" ? rules.hours_per_month : offer.billing === "daily" ? 24 : null;
+  if (period === null) return hours;
+  return Math.ceil(hours / period - 1e-9) * period;
+}
+
+/** minimum_rental_note: said when a job is shorter than what the offer's tier bills. */
+export function minimumRentalNote(offer, hours, rules) {
+  const billed = billedHours(offer, hours, rules);
+  if (billed <= hours + 1e-9) return null;
+  if (offer.billing === "monthly") return `按月计费，至少付满 ${Math.round(billed / rules.hours_per_month)} 个月`;
+  return `按天计费，至少付满 ${Math.round(billed / 24)} 天`;
+}
+
+/** job_cost_cny: rent for a job of `hours` wall-clock hours on `cards` cards, for the hours the tier bills. */
 export function jobCostCny(offer, cards, hours, pricing) {
   const instanceHour = instancePriceCny(offer, pricing) / hoursPerUnit(offer.unit, pricing.rules);
-  return instanceHour * instancesNeeded(offer, cards) * hours;
+  return instanceHour * instancesNeeded(offer, cards) * billedHours(offer, hours, pricing.rules);
 }
 
 /** matching_offers: [offers that can serve `cards` cards in the `delivery` form, whether they are a fallback]. */

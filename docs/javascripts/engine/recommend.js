@@ -1,7 +1,7 @@
 /* Hand-written port of generator/engine/recommend.py: size, deliver and price every GPU, then rank
  * them with the reasons. Options that fit and have a price rank above those that do not; among
  * them training jobs rank by the cost to finish the job, everything else by the monthly total. */
-import { jobCostCny, matchingOffers, rankedCosts } from "./cost.js";
+import { jobCostCny, matchingOffers, minimumRentalNote, rankedCosts } from "./cost.js";
 import { deliveryForm } from "./delivery.js";
 import { describeLink, hasNvlinkClassLink } from "./links.js";
 import { cny, compareTuples, fixed, grouped, groupedInt, percent } from "./py.js";
@@ -169,7 +169,7 @@ export function recommend(cat, sizingFor, workload, c) {
   const options = cat.gpus.map((g) => evaluateGpu(g, sizingFor(g), cat, workload, c));
   const keyed = options.map((o) => [sortKey(o, trainingJob), o]).sort((a, b) => compareTuples(a[0], b[0]));
   const ranked = keyed.map(([, o]) => o);
-  for (const o of ranked) o.reasons = reasons(o, trainingJob);
+  for (const o of ranked) o.reasons = reasons(o, trainingJob, cat.pricing.rules);
   const pick = ranked.length && ranked[0].excluded === null ? ranked[0] : null;
   return { options: ranked, training_job: trainingJob, pick };
 }
@@ -190,7 +190,7 @@ export function formNote(offer, delivery) {
 }
 
 /** _reasons: plain-Chinese reasons shown next to an option. */
-function reasons(o, trainingJob) {
+function reasons(o, trainingJob, costRules) {
   const out = [];
   const s = o.sizing;
   if (o.cards !== null) {
@@ -211,7 +211,8 @@ function reasons(o, trainingJob) {
     }
   }
   if (trainingJob && o.job_hours !== null && o.job_cost_cny !== null) {
-    out.push(`参照任务约 ${grouped(o.job_hours, 0)} 小时完成，租金约 ${cny(o.job_cost_cny)}`);
+    const note = o.offer !== null ? minimumRentalNote(o.offer, o.job_hours, costRules) : null;
+    out.push(`参照任务约 ${grouped(o.job_hours, 0)} 小时完成，租金约 ${cny(o.job_cost_cny)}` + (note ? `（${note}）` : ""));
   }
   if (o.cost_per_mtok_cny !== null && o.served_tokens_per_s !== null && s.serving !== null) {
     const c = s.serving.at_capacity;
