@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.server
+import os
 import shutil
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -79,3 +84,56 @@ def built_mini(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = make_project(tmp_path_factory.mktemp("mini"))
     build(Project.at(root))
     return root
+
+
+# --------------------------------------------------------------------------- browser tests
+# Shared by tests/test_browser.py, test_calculator_browser.py and test_layout.py.
+
+#: GPU_GUIDE_CHROMIUM=bundled uses Playwright's own Chromium (where `playwright install` works,
+#: e.g. GitHub's runners); a path names a browser; otherwise Debian's chromium package.
+_CHOICE = os.environ.get("GPU_GUIDE_CHROMIUM", "")
+CHROMIUM = None if _CHOICE == "bundled" else (_CHOICE or shutil.which("chromium") or shutil.which("chromium-browser"))
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+
+
+def skip_without_chromium() -> None:
+    """Call at module level: skips a browser test module where no Chromium is installed, except under
+    CI (CI=true), where a missing browser fails instead."""
+    if CHROMIUM is None and _CHOICE != "bundled" and os.environ.get("CI") != "true":
+        pytest.skip("Debian's chromium is not installed (CI installs it)", allow_module_level=True)
+
+
+@contextlib.contextmanager
+def serve_folder(folder: Path) -> Iterator[str]:
+    """Serve ``folder`` over HTTP on a free local port (directory URLs need a server); yields its URL."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def server(built_site: Path) -> Iterator[str]:
+    """The real site, served for the module's browser tests."""
+    with serve_folder(built_site / "site") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():  # type: ignore[no-untyped-def]
+    """One headless Chromium per module."""
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM is not None or _CHOICE == "bundled", "install Debian's chromium package"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS) if CHROMIUM else p.chromium.launch(args=ARGS)
+        yield b
+        b.close()

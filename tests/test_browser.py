@@ -6,54 +6,22 @@ Under CI (CI=true) a missing browser is a failure, not a skip.
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
 import re
-import shutil
-import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from conftest import serve_folder, skip_without_chromium
 
-#: GPU_GUIDE_CHROMIUM=bundled uses Playwright's own Chromium (where `playwright install` works,
-#: e.g. GitHub's runners); a path names a browser; otherwise Debian's chromium package.
-_CHOICE = os.environ.get("GPU_GUIDE_CHROMIUM", "")
-CHROMIUM = None if _CHOICE == "bundled" else (_CHOICE or shutil.which("chromium") or shutil.which("chromium-browser"))
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
-
-if CHROMIUM is None and _CHOICE != "bundled" and os.environ.get("CI") != "true":
-    pytest.skip("Debian's chromium is not installed (CI installs it)", allow_module_level=True)
+skip_without_chromium()
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def server(built_site: Path) -> Iterator[str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(built_site / "site"))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def page(server: str):  # type: ignore[no-untyped-def]
-    from playwright.sync_api import sync_playwright
-
-    assert CHROMIUM is not None or _CHOICE == "bundled", "install Debian's chromium package"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS) if CHROMIUM else p.chromium.launch(args=ARGS)
-        pg = browser.new_page()
-        yield pg
-        browser.close()
+def page(server: str, browser):  # type: ignore[no-untyped-def]
+    pg = browser.new_page()
+    yield pg
+    pg.close()
 
 
 def column(page, index: int) -> list[str]:  # type: ignore[no-untyped-def]
@@ -118,18 +86,9 @@ def control_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[s
 
     root = build_control_site(tmp_path_factory.mktemp("control-browser"))
     site = root / "site"
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
     paths = sorted(p.relative_to(site).as_posix().removesuffix("index.html") for p in site.rglob("*.html"))
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", paths
-    httpd.shutdown()
+    with serve_folder(site) as url:
+        yield url, paths
 
 
 #: Clicks every link whose target would run script; the alerts it causes are what the test counts.

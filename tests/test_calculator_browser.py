@@ -4,21 +4,17 @@ against ``gpu-guide recommend`` (its Python functions) on the real site's data.
 A typical serving question, quantized inference, pre-training, the CUDA filter, bad input, an
 empty result with the nearest option, a shared link and a scenario's "改参数重新计算" link, a
 pasted config.json, and no page-level horizontal overflow. Uses the real site built once per
-session (conftest.built_site) and the browser set-up of test_browser (fails under CI=true
+session (conftest.built_site) and the browser set-up of conftest (fails under CI=true
 without Chromium).
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_browser import ARGS, CHROMIUM
+from conftest import skip_without_chromium
 
 from generator.cli.main import build_parser
 from generator.cli.workload import recommend_result
@@ -26,6 +22,8 @@ from generator.data.catalogue import Catalogue
 from generator.data.validate import load_catalogue
 from generator.pages.calculator import calculator_query, scenario_flags
 from generator.pipeline import Project, generate
+
+skip_without_chromium()
 
 pytestmark = pytest.mark.browser
 
@@ -36,29 +34,6 @@ LLAMA2_7B_CONFIG = (
     '"num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32, "vocab_size": 32000, '
     '"tie_word_embeddings": false, "torch_dtype": "float16"}'
 )
-
-
-@pytest.fixture(scope="module")
-def server(built_site: Path) -> Iterator[str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(built_site / "site"))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():  # type: ignore[no-untyped-def]
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS) if CHROMIUM else p.chromium.launch(args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -3,23 +3,21 @@
 One page of every kind must not scroll sideways as a whole (tables may scroll inside
 their own box); on a phone the ladder keeps the GPU and its price in view, a comparison
 shows both GPUs (the calculator's own layout: tests/test_calculator_browser.py). Uses the real site
-built once per session (conftest.built_site) and the browser set-up of test_browser.
+built once per session (conftest.built_site) and the browser set-up of conftest.
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_browser import ARGS, CHROMIUM
+from conftest import skip_without_chromium
 
 from generator.formats import cny
 from generator.pipeline import Project, generate
 from generator.results.ownership import default_inputs, ownership_rows
+
+skip_without_chromium()
 
 pytestmark = pytest.mark.browser
 
@@ -27,29 +25,6 @@ pytestmark = pytest.mark.browser
 TOP = ["", "ladder", "metrics", "calculator", "buyers", "rent-or-buy", "pitfalls", "claims", "delivery", "trends",
        "editions", "sources", "about", "editor-guide"]  # fmt: skip
 SECTIONS = ["scenarios", "gpus", "models", "compare"]
-
-
-@pytest.fixture(scope="module")
-def server(built_site: Path) -> Iterator[str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(built_site / "site"))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():  # type: ignore[no-untyped-def]
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS) if CHROMIUM else p.chromium.launch(args=ARGS)
-        yield b
-        b.close()
 
 
 def open_page(browser, width: int):  # type: ignore[no-untyped-def]

@@ -162,7 +162,7 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     if cards is None:
         opt.excluded = f"即使用到 {sizing.max_cards} 张卡，每张卡的显存也不够"
         return opt
-    if lacks_bf16(gpu, sizing):
+    if _without_bf16(gpu, sizing, Precision.bf16):
         opt.excluded = NO_BF16
         return opt
     if delivery is Delivery.bare_metal and not links_cards(gpu, cards):
@@ -279,18 +279,12 @@ def _runner_ups(
     return out
 
 
-def lacks_bf16(gpu: Gpu, sizing: Sizing) -> bool:
-    """Whether the workload is stated in BF16 and the card has no BF16 tensor cores
-    (``bf16_tflops_dense`` null: Volta, Turing). Mixed precision is not refused: it trains in FP16
-    with loss scaling on such cards (see :data:`MIXED_AS_FP16`)."""
+def _without_bf16(gpu: Gpu, sizing: Sizing, precision: Precision) -> bool:
+    """Whether the workload is stated in ``precision`` and the card has no BF16 tensor cores
+    (``bf16_tflops_dense`` null: Volta, Turing). ``bf16`` is refused on such cards (:data:`NO_BF16`);
+    ``mixed`` trains there in FP16 with loss scaling (:data:`MIXED_AS_FP16`)."""
     req = sizing.request
-    return gpu.bf16_tflops_dense is None and req is not None and req.precision is Precision.bf16
-
-
-def mixed_as_fp16(gpu: Gpu, sizing: Sizing) -> bool:
-    """Whether mixed-precision training falls back to FP16 on this card (no BF16 tensor cores)."""
-    req = sizing.request
-    return gpu.bf16_tflops_dense is None and req is not None and req.precision is Precision.mixed
+    return gpu.bf16_tflops_dense is None and req is not None and req.precision is precision
 
 
 def links_cards(gpu: Gpu, cards: int) -> bool:
@@ -407,7 +401,7 @@ def _reasons(o: Option, training_job: bool, rules: Rules) -> list[str]:
         )
     if o.gpu.vendor is not Vendor.nvidia and not o.excluded:
         out.append(NOT_CUDA)
-    if mixed_as_fp16(o.gpu, s) and not o.excluded:
+    if _without_bf16(o.gpu, s, Precision.mixed) and not o.excluded:
         out.append(MIXED_AS_FP16)
     if o.offer_is_fallback and o.offer is not None:
         out.append(fallback_note(o.offer))

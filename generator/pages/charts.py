@@ -219,17 +219,23 @@ def _plot(
     area = Box(left + 2, top + 2, right, bottom - 2)
     anchors = [(x, y, 6.5) for x, y in spots]
     spots_placed = svg.place_labels(anchors, [text_width(t, FS) for t in shown], FS, area, obstacles)
+    return body, bottom, _draw_labels(body, shown, full, spots_placed)
+
+
+def _draw_labels(body: list[str], shown: list[str], whole: list[str], placed: list[svg.Placed | None]) -> list[str]:
+    """Append each placed label (and its leader line) to ``body``; a shortened label carries its
+    whole text as a tooltip. Returns the whole texts of the labels that found no room."""
     missing = []
-    for label, whole, spot in zip(shown, full, spots_placed, strict=True):
+    for label, full, spot in zip(shown, whole, placed, strict=True):
         if spot is None:
-            missing.append(whole)
+            missing.append(full)
             continue
         if spot.leader:
             x0, y0, x1, y1 = spot.leader
             body.append(el("line", {"x1": x0, "y1": y0, "x2": x1, "y2": y1, **_AXIS, "stroke-width": 0.8}))
-        full_text = {"title": whole} if label != whole else {}
+        full_text = {"title": full} if label != full else {}
         body.append(text(spot.x, spot.y, label, FS, **{"class": "lbl"}, **full_text))
-    return body, bottom, missing
+    return missing
 
 
 def _key_block(points: list[Point], top: float) -> tuple[list[str], float]:
@@ -426,15 +432,7 @@ def history_chart(lines: list[Line], *, title: str) -> str:
         widths.append(text_width(shown, FS))
         names.append(shown)
     placed = svg.place_labels(anchors, widths, FS, Box(left + 2, top + 2, right, bottom - 2), obstacles)
-    missing = []
-    for name, spot in zip(names, placed, strict=True):
-        if spot is None:
-            missing.append(name)
-            continue
-        if spot.leader:
-            x0, y0, x1, y1 = spot.leader
-            body.append(el("line", {"x1": x0, "y1": y0, "x2": x1, "y2": y1, **_AXIS, "stroke-width": 0.8}))
-        body.append(text(spot.x, spot.y, name, FS, **{"class": "lbl"}))
+    missing = _draw_labels(body, names, names, placed)
     total = bottom + FS + 22
     if missing:
         body.append(text(PAD, total + FS, fit("图中未标注：" + "、".join(missing), FS, W - 2 * PAD), FS, **_MUTED))
