@@ -1,4 +1,11 @@
-"""Shared fixtures: a tiny fixture project, and the real site built once per session."""
+"""Shared fixtures: a tiny fixture project, and the real site built once per session.
+
+Tests see none of the caller's CI variables (:data:`CALLER_VARIABLES`): a run under GitHub
+Actions tests what a run anywhere else tests. What CI changes is chosen here, at the pytest level:
+``--require-tools`` (the default under ``CI=true``) makes a missing node or Chromium fail instead of
+skip; ``--github-actions-env`` runs every test with ``GITHUB_ACTIONS=true`` set
+(tests/test_ci_environment.py uses it to prove the output does not depend on it).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +22,48 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 MINI = REPO / "tests" / "fixtures" / "mini"
+
+#: Variables CI services set or an operator may have exported; removed for the whole session.
+#: SOURCE_DATE_EPOCH moves `gpu-guide check`'s as-of date; GPU_GUIDE_LOCK_WAIT the writer lock's wait.
+CALLER_VARIABLES = ("GITHUB_ACTIONS", "CI", "SOURCE_DATE_EPOCH", "GPU_GUIDE_LOCK_WAIT")
+
+_options = {"require_tools": False}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("gpu-guide")
+    group.addoption("--require-tools", action="store_true",
+                    help="fail, not skip, where node or Chromium is missing (the default when CI=true)")  # fmt: skip
+    group.addoption("--github-actions-env", action="store_true",
+                    help="run every test with GITHUB_ACTIONS=true set, as GitHub's runners do")  # fmt: skip
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Read once, before the session fixture below removes CI from the environment.
+    _options["require_tools"] = bool(config.getoption("--require-tools")) or os.environ.get("CI") == "true"
+
+
+def tools_required() -> bool:
+    """True where a missing node or Chromium must fail the run (``--require-tools`` or CI=true)."""
+    return _options["require_tools"]
+
+
+def skip_unless_installed(tool: str | None, reason: str) -> None:
+    """Call at module level: skip the module where ``tool`` (a path, or None) is missing, unless
+    :func:`tools_required`, where the module's own assertion then fails."""
+    if tool is None and not tools_required():
+        pytest.skip(reason, allow_module_level=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _caller_environment_removed(request: pytest.FixtureRequest) -> Iterator[None]:
+    """No test sees the caller's CI variables; ``--github-actions-env`` sets GITHUB_ACTIONS=true."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name in CALLER_VARIABLES:
+            mp.delenv(name, raising=False)
+        if request.config.getoption("--github-actions-env"):
+            mp.setenv("GITHUB_ACTIONS", "true")
+        yield
 
 
 def make_project(tmp: Path, edit: Callable[[Path], None] | None = None) -> Path:
@@ -98,9 +147,9 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 
 
 def skip_without_chromium() -> None:
-    """Call at module level: skips a browser test module where no Chromium is installed, except under
-    CI (CI=true), where a missing browser fails instead."""
-    if CHROMIUM is None and _CHOICE != "bundled" and os.environ.get("CI") != "true":
+    """Call at module level: skips a browser test module where no Chromium is installed, except where
+    :func:`tools_required` (CI), where a missing browser fails instead."""
+    if CHROMIUM is None and _CHOICE != "bundled" and not tools_required():
         pytest.skip("Debian's chromium is not installed (CI installs it)", allow_module_level=True)
 
 

@@ -1,26 +1,24 @@
 """Pieces of the calculator's JavaScript in node: Python's number formats (engine/py.js) and the
 config.json reader (engine/hfconfig.js). The engine as a whole: test_calculator_parity.py.
 
-Without node the test fails under CI=true and is skipped elsewhere.
+Without node the test fails under CI=true (conftest.tools_required) and is skipped elsewhere.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 import subprocess
 from typing import Any
 
 import pytest
-from conftest import REPO
+from conftest import REPO, skip_unless_installed
 
 from generator.formats import cny
 
 NODE = shutil.which("node")
-if NODE is None and os.environ.get("CI") != "true":
-    pytest.skip("node is not installed (CI has it)", allow_module_level=True)
+skip_unless_installed(NODE, "node is not installed (CI has it)")
 
 ENGINE = REPO / "docs" / "javascripts" / "engine"
 

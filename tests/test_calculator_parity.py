@@ -11,14 +11,13 @@ card, monthly cost, job hours and cost, serving concurrency, throughput and cost
 tokens, and the reasons word for word; and the pick. Inputs one side refuses must be refused by
 the other. Every mismatch is printed with its input.
 
-Without node the test fails under CI=true and is skipped elsewhere.
+Without node the test fails under CI=true (conftest.tools_required) and is skipped elsewhere.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import shutil
 import subprocess
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MINI, REPO
+from conftest import MINI, REPO, skip_unless_installed
 
 from generator.cli.main import build_parser
 from generator.cli.workload import UsageError, recommend_options
@@ -38,8 +37,7 @@ from generator.engine.recommend import Option, Recommendation
 from generator.pages.calculator import calculator_data
 
 NODE = shutil.which("node")
-if NODE is None and os.environ.get("CI") != "true":
-    pytest.skip("node is not installed (CI has it)", allow_module_level=True)
+skip_unless_installed(NODE, "node is not installed (CI has it)")
 
 ENGINE = REPO / "docs" / "javascripts" / "engine"
 

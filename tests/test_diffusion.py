@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import make_project, replace_in
 
 from generator.data.records import ComponentRole, Precision
 from generator.data.rules import Rules
 from generator.engine.arch import Arch, Component
 from generator.engine.memory import estimate, min_gpus
 from generator.engine.request import Request
-from tests.conftest import make_project, replace_in
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = Rules.model_validate(yaml.safe_load((ROOT / "data" / "rules.yaml").read_text(encoding="utf-8")))

@@ -164,8 +164,8 @@ def test_provider_without_sourced_extras_is_a_notice(mini: Path) -> None:
     )
 
 
-def test_check_strict_fails_on_warnings_and_annotates_under_actions(
-    mini: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+def test_check_strict_fails_on_warnings_and_annotates_on_request(
+    mini: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from generator.pipeline import build
 
@@ -174,13 +174,20 @@ def test_check_strict_fails_on_warnings_and_annotates_under_actions(
     build(Project.at(mini), site=False)
     assert main(["--root", str(mini), "check"]) == 0
     capsys.readouterr()
-    monkeypatch.setenv("GITHUB_ACTIONS", "true")
     assert main(["--root", str(mini), "check", "--strict"]) == 1
-    err = capsys.readouterr().err
-    assert (
+    plain = capsys.readouterr().err.splitlines()
+    line = (
+        "data/gpus.yaml:17:23: gpus[0].fp8_tflops_dense: warning: FP8 (660.6) is more than twice BF16 (165.2); "
+        "check for a sparse figure"
+    )
+    annotation = (
         "::warning file=data/gpus.yaml,line=17,col=23::gpus[0].fp8_tflops_dense: FP8 (660.6) is more than twice "
         "BF16 (165.2); check for a sparse figure"
-    ) in err.splitlines()
+    )
+    assert line in plain and annotation not in plain
+    assert main(["--root", str(mini), "check", "--strict", "--format", "github"]) == 1
+    github = capsys.readouterr().err.splitlines()
+    assert line in github and annotation in github
 
 
 def test_price_age_is_configurable(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,21 +9,19 @@ CI=true and is skipped elsewhere.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import REPO, make_project
+from conftest import REPO, make_project, skip_unless_installed
 
 from generator.pages.ownership_form import ownership_form_data
 from generator.pipeline import Generated, Project, generate
 from generator.results.ownership import OwnershipInputs, default_inputs, ownership_rows
 
 NODE = shutil.which("node")
-if NODE is None and os.environ.get("CI") != "true":
-    pytest.skip("node is not installed (CI has it)", allow_module_level=True)
+skip_unless_installed(NODE, "node is not installed (CI has it)")
 
 SCRIPT = """
 const api = require(process.argv[1]);

@@ -1,4 +1,5 @@
-"""``gpu-guide`` — the command line. Exit status: 0 ok, 1 data problems or stale pages, 2 usage.
+"""``gpu-guide`` — the command line. Exit status: 0 ok, 1 data problems or stale pages, 2 usage,
+3 internal error (a bug: please report it), 130 interrupted (Ctrl-C).
 
 No Python traceback reaches an editor: data problems print as
 ``file:line:col: yaml.path: message`` lines, and anything unexpected prints one line
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from generator.cli.arguments import Parser, iso_date, whole
-from generator.data.problems import DataError, Severity, render
+from generator.data.problems import DataError, OutputFormat, Severity, render
 
 if TYPE_CHECKING:
     from generator.pipeline import Project
@@ -25,6 +26,13 @@ if TYPE_CHECKING:
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line (the calculator's tests parse its flags with it too)."""
     return _parser()
+
+
+def _add_format(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--format", dest="problem_format", type=OutputFormat, choices=list(OutputFormat),
+                     default=OutputFormat.plain,
+                     help="how data problems print: plain lines, or github (the same lines, then GitHub "
+                          "Actions annotations for a pull request; default: plain)")  # fmt: skip
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--no-site", action="store_true", help="regenerate docs/ only")
     b.add_argument("--production", action="store_true",
                    help="the build to publish: refuses the placeholder domain and bad site settings")  # fmt: skip
+    _add_format(b)
 
     c = sub.add_parser("check", help="validate, lint, and fail if committed generated pages are stale")
     c.add_argument("--strict", action="store_true", help="treat warnings as errors")
@@ -45,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--as-of", type=iso_date, default=None, metavar="YYYY-MM-DD",
                    help="the date to judge price age against (default: SOURCE_DATE_EPOCH if set, "
                         "else the newest price in the data; never the clock)")  # fmt: skip
+    _add_format(c)
 
     d = sub.add_parser("diff", help="Markdown report of what changed in generated results since a git ref")
     d.add_argument("--base", required=True, help="git ref to compare with, e.g. origin/main")
@@ -94,7 +104,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         return _run(args)
     except DataError as exc:
-        print(render(exc.problems), file=sys.stderr)
+        print(render(exc.problems, getattr(args, "problem_format", OutputFormat.plain)), file=sys.stderr)
         n = sum(1 for p in exc.problems if p.severity is Severity.error)
         print(f"Aborted: {n} problem(s) in the data; nothing was written.", file=sys.stderr)
         return 1
@@ -124,9 +134,9 @@ def _run(args: argparse.Namespace) -> int:
 
     project = Project.at(args.root, args.data)
     if args.command == "build":
-        return _build(project, site=not args.no_site, production=args.production)
+        return _build(project, site=not args.no_site, production=args.production, fmt=args.problem_format)
     if args.command == "check":
-        return _check(project, strict=args.strict, max_price_age=args.max_price_age, as_of=args.as_of)
+        return _check(project, args.strict, args.max_price_age, args.as_of, args.problem_format)
     if args.command == "diff":
         from generator.review.report import run_diff
 
@@ -151,7 +161,7 @@ def _run(args: argparse.Namespace) -> int:
     raise AssertionError(args.command)
 
 
-def _build(project: Project, site: bool, production: bool) -> int:
+def _build(project: Project, site: bool, production: bool, fmt: OutputFormat) -> int:
     from generator.pipeline import build
     from generator.publish.mkdocs_build import SiteBuildError
 
@@ -162,7 +172,7 @@ def _build(project: Project, site: bool, production: bool) -> int:
         print("Aborted: mkdocs build --strict failed; docs/ and site/ are unchanged.", file=sys.stderr)
         return 1
     if gen.warnings:
-        print(render(gen.warnings), file=sys.stderr)
+        print(render(gen.warnings, fmt), file=sys.stderr)
     if gen.settings.is_placeholder:
         print(f"note: site_url {gen.settings.site_url} is a placeholder; set the real domain in "
               f"{project.config.name} before publishing (`--production` refuses it).", file=sys.stderr)  # fmt: skip
@@ -171,7 +181,7 @@ def _build(project: Project, site: bool, production: bool) -> int:
     return 0
 
 
-def _check(project: Project, strict: bool, max_price_age: int | None, as_of: dt.date | None) -> int:
+def _check(project: Project, strict: bool, max_price_age: int | None, as_of: dt.date | None, fmt: OutputFormat) -> int:
     from generator.data.schemas import stale_schemas
     from generator.pipeline import stale_files
     from generator.results.lint import lint
@@ -182,7 +192,7 @@ def _check(project: Project, strict: bool, max_price_age: int | None, as_of: dt.
     today = as_of or _source_date() or gen.catalogue.as_of
     problems = gen.warnings + lint(gen.catalogue, gen.results, today=today, max_price_age_days=max_price_age)
     if problems:
-        print(render(problems), file=sys.stderr)
+        print(render(problems, fmt), file=sys.stderr)
     failed = False
     if stale:
         print("Stale generated files (run `make site` or `gpu-guide build` and commit):", file=sys.stderr)

@@ -7,7 +7,6 @@ with the ``file:line:col: yaml.path: message`` shape of griffe's diagnostics.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -67,11 +66,23 @@ def errors(problems: Iterable[Problem]) -> list[Problem]:
     return [p for p in problems if p.severity is Severity.error]
 
 
-def render(problems: Sequence[Problem]) -> str:
-    """All problems, sorted by place, one a line; GitHub annotations under Actions."""
+class OutputFormat(StrEnum):
+    """How problems are printed, chosen on the command line (``gpu-guide check --format``), as
+    griffe's ``--format``: never guessed from the environment, so a test run under GitHub Actions
+    prints what it prints anywhere else.
+
+    plain: one ``file:line:col: path: message`` line each. github: the same lines, then each
+    problem again as a workflow command GitHub shows inline on the pull request."""
+
+    plain = "plain"
+    github = "github"
+
+
+def render(problems: Sequence[Problem], fmt: OutputFormat = OutputFormat.plain) -> str:
+    """All problems, sorted by place, one a line; with ``fmt=github`` also as GitHub annotations."""
     ordered = sorted(set(problems), key=lambda p: (p.file, p.line, p.col, p.path, p.message))
     lines = [p.format() for p in ordered]
-    if os.environ.get("GITHUB_ACTIONS") == "true":
+    if fmt is OutputFormat.github:
         lines += [p.github_annotation() for p in ordered]
     return "\n".join(lines)
 
