@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import make_project, replace_in
+
 from generator.data.validate import load_catalogue
 from generator.pages.rows import ladder_rows
 from generator.results.ladder import ladder
-from tests.conftest import make_project, replace_in
 
 
 def test_an_unconfirmed_figure_never_outranks_a_confirmed_one(tmp_path: Path) -> None:

@@ -201,3 +201,20 @@ def test_price_age_is_configurable(mini: Path, capsys: pytest.CaptureFixture[str
     assert "days old" not in capsys.readouterr().err
     main(["--root", str(mini), "check", "--as-of", "2026-12-29"])
     assert "price is 181 days old on 2026-12-29" in capsys.readouterr().err
+
+
+def test_an_offer_only_the_cuda_default_rules_out_is_still_usable(mini: Path) -> None:
+    """An AMD card every page rules out by rules.yaml's require_cuda default is one a reader can rent
+    (the calculator's and the CLI's --no-require-cuda): its offers are not dead. A card no workload
+    fits even then is."""
+    gpus = mini / "data" / "gpus.yaml"
+    dead = "no recommendation can use this offer (h100-sxm-80g is never an eligible option"
+    replace_in(gpus, "name: H100 80GB SXM\n    vendor: NVIDIA", "name: H100 80GB SXM\n    vendor: AMD")
+    gen = generate(Project.at(mini))
+    assert not any(
+        o.gpu.id == "h100-sxm-80g" and o.eligible for r in gen.results.scenarios.values() for o in r.rec.options
+    )
+    assert dead not in lint_text(mini)
+    replace_in(gpus, "    domestic: false\n    memory_gb: 80\n    memory_type: HBM3\n    memory_bandwidth_gbps: 3350",
+               "    domestic: false\n    memory_gb: 0.5\n    memory_type: HBM3\n    memory_bandwidth_gbps: 3350")  # fmt: skip
+    assert dead in lint_text(mini)

@@ -18,6 +18,7 @@ from generator.data.catalogue import Catalogue
 from generator.data.problems import Problem, Severity, YamlPath
 from generator.data.records import Offer, PricePer
 from generator.engine import cost as costs
+from generator.engine.recommend import for_scenario
 from generator.results.evaluate import Results
 
 #: FP16 dense tensor over this multiple of FP32 suggests a sparse figure (H100 SXM is ~14.8x).
@@ -139,11 +140,27 @@ def _offer_lint(cat: Catalogue, results: Results, today: dt.date, max_age: int) 
                 f"¥{mine:,.2f} per card-hour is {_times(mine, median)} the median ¥{median:,.2f} of the {n} current "
                 f"{o.billing.value} offers for {o.gpu}; check price, unit, per and currency (once checked against "
                 "the source, say why in outlier_note)", warn))  # fmt: skip
+    unused = {o.gpu for o in cat.offers if o.id in used and o.gpu not in eligible}
+    unused -= _eligible_by_choice(cat, unused)
     for i, o in enumerate(cat.offers):
-        if o.id in used and o.gpu not in eligible:
+        if o.id in used and o.gpu in unused:
             out.append(cat.locate("offers.yaml", ("offers", i, "gpu"),
                 f"no recommendation can use this offer ({o.gpu} is never an eligible option on any scenario "
-                "or model page)", warn))  # fmt: skip
+                "or model page, even without the CUDA or 国产 requirement)", warn))  # fmt: skip
+    return out
+
+
+def _eligible_by_choice(cat: Catalogue, gpus: set[str]) -> set[str]:
+    """Of ``gpus``, those some scenario's workload can use once the reader lifts the CUDA and 国产
+    requirements, as the calculator and ``--no-require-cuda`` let them: an AMD card every page
+    rules out by rules.yaml's ``require_cuda`` default is still a card a reader can rent."""
+    if not gpus:
+        return set()
+    out: set[str] = set()
+    for scenario in cat.scenarios.values():
+        relaxed = scenario.model_copy(update={"require_cuda": False, "domestic_only": False})
+        rec = for_scenario(cat, relaxed)
+        out |= {opt.gpu.id for opt in rec.options if opt.eligible and opt.gpu.id in gpus}
     return out
 
 
