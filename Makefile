@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: site test serve check lint bench schemas clean
+.PHONY: site test serve check lint data-check bench schemas clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -22,14 +22,20 @@ test: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/gpu-guide serve
 
-# Quality gates: lint and format (ruff), strict types (mypy), data valid and committed pages current.
-check: lint $(STAMP)
-	$(BIN)/gpu-guide check
+# Quality gates, exactly the pull-request workflow's (.github/workflows/pr.yml runs `make lint`, the
+# tests, then `make data-check FORMAT=github`): lint and format (ruff), strict types (mypy) on the
+# generator and the tests, the data valid with no warning and the committed pages current.
+FORMAT ?= plain
+
+check: lint data-check
 
 lint: $(STAMP)
 	$(BIN)/ruff check generator tests
 	$(BIN)/ruff format --check generator tests
-	$(BIN)/mypy generator
+	$(BIN)/mypy generator tests
+
+data-check: $(STAMP)
+	$(BIN)/gpu-guide check --strict --format $(FORMAT)
 
 bench: $(STAMP)
 	$(BIN)/python -m generator.cli.bench $(ARGS)

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, cast
 
 import pytest
 from conftest import serve_folder, skip_without_chromium
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 skip_without_chromium()
 
@@ -24,10 +28,20 @@ def page(server: str, browser):  # type: ignore[no-untyped-def]
     pg.close()
 
 
-def column(page, index: int) -> list[str]:  # type: ignore[no-untyped-def]
-    return page.eval_on_selector_all(
-        "article table[data-sortable] tbody tr", f"rows => rows.map(r => r.cells[{index}].textContent.trim())"
+def column(page: Page, index: int) -> list[str]:
+    return cast(
+        list[str],
+        page.eval_on_selector_all(
+            "article table[data-sortable] tbody tr", f"rows => rows.map(r => r.cells[{index}].textContent.trim())"
+        ),
     )
+
+
+def numbers(cells: list[str]) -> list[float]:
+    """The number of every cell; fails on a cell without one."""
+    out = [number(t) for t in cells]
+    assert None not in out, cells
+    return [n for n in out if n is not None]
 
 
 def number(text: str) -> float | None:
@@ -42,10 +56,10 @@ def test_ladder_sorts_by_memory_then_reverses(page, server: str) -> None:  # typ
     headers = page.eval_on_selector_all("article table[data-sortable] thead th", "hs => hs.map(h => h.textContent)")
     mem = headers.index("显存")
     page.click(f"article table[data-sortable] thead th:nth-child({mem + 1})")
-    values = [number(t) for t in column(page, mem)]
+    values = numbers(column(page, mem))
     assert values == sorted(values) and len(values) >= 17
     page.click(f"article table[data-sortable] thead th:nth-child({mem + 1})")
-    values = [number(t) for t in column(page, mem)]
+    values = numbers(column(page, mem))
     assert values == sorted(values, reverse=True)
 
 

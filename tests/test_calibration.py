@@ -60,7 +60,7 @@ def test_the_set_covers_what_issue_11_asks(results: list[CaseResult], catalogue:
     assert len(training) >= 8 and len(serving) >= 8
     assert {r.kind for r in serving} >= {"decode_single", "decode_tp", "decode_quant", "throughput", "ttft"}
     files, _ = load_calibration(CASES)
-    gpus = {c.gpu for f in files.values() for c in [*f.training, *f.serving]}
+    gpus = {c.gpu for f in files.values() for c in f.training} | {c.gpu for f in files.values() for c in f.serving}
     assert len({catalogue.gpus[g].architecture for g in gpus}) >= 2  # GPU generations
     # about a third of the cases held out, reported apart
     held = [r for r in results if r.held_out]

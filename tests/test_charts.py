@@ -214,7 +214,7 @@ def test_legend_has_one_entry_per_vendor_and_kind_present() -> None:
     ]
     root = parse(scatter_chart(points, title="t", x_label="x", y_label="y"))
     vendors = [e for e in root.iter() if e.get("data-legend") == "vendor"]
-    assert sorted(e.get("class") for e in vendors) == ["v-huawei", "v-nvidia", "v-other"]
+    assert sorted(str(e.get("class")) for e in vendors) == ["v-huawei", "v-nvidia", "v-other"]
     assert len([e for e in root.iter() if e.get("data-legend") == "kind"]) == 3
     only_current = parse(scatter_chart(points[:1], title="t", x_label="x", y_label="y"))
     assert [e for e in only_current.iter() if e.get("data-legend") == "kind"] == []

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from conftest import make_project, replace_in
 
-from generator.data.records import ComponentRole, Precision
+from generator.data.records import ComponentRole, Offload, Precision, Workload
 from generator.data.rules import Rules
 from generator.engine.arch import Arch, Component
 from generator.engine.memory import estimate, min_gpus
@@ -58,8 +59,8 @@ FLUX = Arch.diffusion(
 )
 
 
-def image(arch: Arch, precision: str, **kw) -> Request:  # type: ignore[no-untyped-def]
-    return Request(workload="inference", arch=arch, precision=precision, **kw)
+def image(arch: Arch, precision: str, **kw: Any) -> Request:
+    return Request(workload=Workload.inference, arch=arch, precision=Precision(precision), **kw)
 
 
 def test_sdxl_1024_fp16_one_image_is_in_the_published_range() -> None:
@@ -111,7 +112,7 @@ def test_pipelines_never_split_and_bigger_images_need_more() -> None:
     assert big.breakdown["activations"] == pytest.approx(4 * one.breakdown["activations"])
     for arch, prec in ((SDXL, "fp16"), (FLUX, "bf16")):
         r = image(arch, prec)
-        assert estimate(replace(r, offload="model"), MEM).total_gib < estimate(r, MEM).total_gib
+        assert estimate(replace(r, offload=Offload.model), MEM).total_gib < estimate(r, MEM).total_gib
 
 
 def test_components_are_listed_with_their_weights() -> None:

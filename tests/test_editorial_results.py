@@ -196,9 +196,9 @@ def test_trends_in_date_order_with_price_moves(gen: Generated) -> None:
     assert sorted(moves) == ["a100-sxm-80g", "h100-sxm-80g"]
     a100, h100 = moves["a100-sxm-80g"], moves["h100-sxm-80g"]
     assert (a100.old.offer.id, a100.new.offer.id) == ("old-a100-survey", "bm-a100-8")
-    assert (a100.old.cny, a100.new.cny) == (pytest.approx(18000), pytest.approx(6000))
+    assert (a100.old.cny, a100.new.cny) == pytest.approx((18000, 6000))
     assert (h100.old.offer.id, h100.new.offer.id) == ("c-h100-hour", "bm-h100-8")
-    assert (h100.old.cny, h100.new.cny) == (pytest.approx(10950), pytest.approx(10000))
+    assert (h100.old.cny, h100.new.cny) == pytest.approx((10950, 10000))
     assert h100.change == pytest.approx(10000 / 10950 - 1)
     assert t.domestic == []
 
@@ -210,6 +210,7 @@ def test_explainer_numbers(gen: Generated) -> None:
     assert rows["int8"].weights_gb == pytest.approx(6.74 * 8.25 / 8)  # 8.25 bits from rules.yaml
     assert rows["fp8"].gpus_with_figure == 2  # the A100 has no FP8 figure
     assert rows["int4"].gpus_with_figure is None and "mixed" not in rows
+    assert m.sparse is not None
     assert (m.sparse.gpu.id, m.sparse.dense, m.sparse.sparse, m.sparse.stated) == ("h100-sxm-80g", 989.4, 1978.8, 1979)
     ceiling = {b.gpu.id: b.ceiling_tokens_per_s for b in m.bandwidth}
     assert ceiling["h100-sxm-80g"] == pytest.approx(3350 / 13.48)  # 6.74B x 2 bytes = 13.48 GB

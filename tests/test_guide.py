@@ -6,6 +6,7 @@ import copy
 import html as htmllib
 import re
 from pathlib import Path
+from typing import Any
 
 import markdown
 import pytest
@@ -25,11 +26,11 @@ RULES = Rules.model_validate(yaml.safe_load((REPO / "data" / "rules.yaml").read_
 TEMPLATE = REPO / "templates" / "pages" / "editor_guide.md.j2"
 
 
-def by_file() -> dict[str, dict]:
+def by_file() -> dict[str, dict[str, Any]]:
     return {f["file"]: f for f in field_docs()}
 
 
-def render(files: list[dict]) -> str:
+def render(files: list[dict[str, Any]]) -> str:
     page = Page(path="editor-guide.md", template="editor_guide.md.j2", title="编辑指南", description="d",
                 context=EditorGuideContext(files))  # fmt: skip
     common = {"as_of": "2026-07-01", "root": ""}  # what every page gets from pages.generated_files

@@ -344,9 +344,10 @@ def test_hostile_yaml_is_accepted_by_the_strict_loader(hostile: Path) -> None:
     assert cat is not None, render(problems)
     assert [p for p in problems if p.severity.value == "error"] == []
     for key, fields in TEXT_FIELDS.items():
-        entries = {"gpus": list(cat.gpus.values()), "offers": cat.offers, "models": list(cat.models.values()),
-                   "scenarios": list(cat.scenarios.values()), "pitfalls": cat.pitfalls,
-                   "providers": list(cat.providers.values())}[key]  # fmt: skip
+        table: dict[str, list[Any]] = {"gpus": list(cat.gpus.values()), "offers": cat.offers,
+                 "models": list(cat.models.values()), "scenarios": list(cat.scenarios.values()),
+                 "pitfalls": cat.pitfalls, "providers": list(cat.providers.values())}  # fmt: skip
+        entries = table[key]
         prefix = {"gpus": "h-", "offers": "o-", "models": "m-", "scenarios": "s-", "pitfalls": "p-", "providers": "v-"}
         hostile_entries = [e for e in entries if e.id.startswith(prefix[key])]
         assert len(hostile_entries) == N

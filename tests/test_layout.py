@@ -9,6 +9,7 @@ built once per session (conftest.built_site) and the browser set-up of conftest.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import pytest
 from conftest import skip_without_chromium
@@ -16,6 +17,9 @@ from conftest import skip_without_chromium
 from generator.formats import cny
 from generator.pipeline import Project, generate
 from generator.results.ownership import default_inputs, ownership_rows
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 skip_without_chromium()
 
@@ -64,9 +68,12 @@ def test_ladder_keeps_gpu_and_price_in_view_on_a_phone(browser, server: str) -> 
     assert price == gpu + 1, "the price comes right after the GPU"
 
     def box(index: int) -> dict[str, float]:
-        return page.evaluate(
-            f"() => {{ const r = document.querySelector('article table[data-sortable] tbody tr').cells[{index}]"
-            ".getBoundingClientRect(); return {left: r.left, right: r.right}; }"
+        return cast(
+            dict[str, float],
+            page.evaluate(
+                f"() => {{ const r = document.querySelector('article table[data-sortable] tbody tr').cells[{index}]"
+                ".getBoundingClientRect(); return {left: r.left, right: r.right}; }"
+            ),
         )
 
     for index in (gpu, price):
@@ -107,11 +114,14 @@ def test_comparison_shows_both_gpus_on_a_phone(browser, server: str, built_site:
     page.close()
 
 
-def cells(page) -> list[dict[str, str]]:  # type: ignore[no-untyped-def]
-    return page.evaluate(
-        "() => { const rows = {}; document.querySelectorAll('[data-own]').forEach(el => {"
-        " (rows[el.dataset.own] = rows[el.dataset.own] || {})[el.dataset.cell] = el.textContent; });"
-        " return Object.keys(rows).sort((a, b) => a - b).map(k => rows[k]); }"
+def cells(page: Page) -> list[dict[str, str]]:
+    return cast(
+        list[dict[str, str]],
+        page.evaluate(
+            "() => { const rows = {}; document.querySelectorAll('[data-own]').forEach(el => {"
+            " (rows[el.dataset.own] = rows[el.dataset.own] || {})[el.dataset.cell] = el.textContent; });"
+            " return Object.keys(rows).sort((a, b) => a - b).map(k => rows[k]); }"
+        ),
     )
 
 

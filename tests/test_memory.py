@@ -9,18 +9,19 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.data.records import Precision, Workload
-from generator.data.rules import Rules
+from generator.data.records import Optimizer, Precision, Workload
+from generator.data.rules import PrefillLogits, Rules
 from generator.engine.arch import Arch
 from generator.engine.footprint import kv_bytes_per_token, weight_bytes
 from generator.engine.memory import card_counts, estimate, min_gpus, usable_gib
-from generator.engine.request import BREAKDOWN_KEYS, Request
+from generator.engine.request import BREAKDOWN_KEYS, Estimate, Request
 from generator.engine.training_memory import lora_params, model_state_bytes
 from generator.engine.units import GIB
 
@@ -29,9 +30,9 @@ RULES = Rules.model_validate(yaml.safe_load((ROOT / "data" / "rules.yaml").read_
 MEM = RULES.memory
 
 
-def shape(*args, **kw):  # type: ignore[no-untyped-def]
+def shape(params_b: float, **kw: Any) -> Arch:
     """Arch.from_params with the rules' fill-in values."""
-    return Arch.from_params(*args, defaults=MEM.arch_defaults, **kw)
+    return Arch.from_params(params_b, defaults=MEM.arch_defaults, **kw)
 
 
 # Shapes from each model's config.json on Hugging Face.
@@ -51,7 +52,7 @@ MIB = 2**20
 KIB = 2**10
 
 
-def est(**kw):  # type: ignore[no-untyped-def]
+def est(**kw: Any) -> Estimate:
     return estimate(Request(**kw), MEM)
 
 
@@ -92,7 +93,7 @@ def test_qlora_65b_fits_one_48gb_card() -> None:
     # QLoRA (Dettmers et al. 2023) abstract: "finetune a 65B parameter model on a single 48GB GPU".
     # Paper setup: LoRA on all linear layers, r=64, gradient checkpointing, paged optimizer
     # (approximated by 8-bit AdamW), short sequences; also with this guide's default r=16 + AdamW.
-    for rank, optimizer in ((64, "adamw-8bit"), (16, "adamw")):
+    for rank, optimizer in ((64, Optimizer.adamw_8bit), (16, Optimizer.adamw)):
         req = Request(Workload.qlora, LLAMA_65B, Precision.nf4, context=512, lora_rank=rank, optimizer=optimizer)
         assert min_gpus(req, 48, MEM) == 1, (rank, optimizer)
     # Full 16-bit fine-tuning of the same model is far beyond one card (paper: >780 GB).
@@ -289,8 +290,9 @@ WORKLOADS = st.sampled_from(
 )
 
 
-def _req(workload: str, precision: str, arch: Arch, **kw) -> Request:  # type: ignore[no-untyped-def]
-    return Request(Workload(workload), arch, Precision(precision), **kw)
+def _req(wp: tuple[str, str], arch: Arch, **kw: Any) -> Request:
+    """A request for a (workload, precision) pair of :data:`WORKLOADS`."""
+    return Request(Workload(wp[0]), arch, Precision(wp[1]), **kw)
 
 
 @settings(max_examples=60, deadline=None)
@@ -309,8 +311,8 @@ def test_more_params_never_needs_less(wp, p1, p2, ckpt, shaped) -> None:  # type
         a_hi = shape(hi, layers=32, hidden=4096, heads=32, kv_heads=8)
     else:
         a_lo, a_hi = shape(lo), shape(hi)
-    r_lo = _req(*wp, a_lo, grad_checkpointing=ckpt, zero_stage=3)
-    r_hi = _req(*wp, a_hi, grad_checkpointing=ckpt, zero_stage=3)
+    r_lo = _req(wp, a_lo, grad_checkpointing=ckpt, zero_stage=3)
+    r_hi = _req(wp, a_hi, grad_checkpointing=ckpt, zero_stage=3)
     assert estimate(r_hi, MEM).total_gib >= estimate(r_lo, MEM).total_gib - 1e-9
     for gb in (24, 80):
         n_lo, n_hi = min_gpus(r_lo, gb, MEM), min_gpus(r_hi, gb, MEM)
@@ -331,7 +333,7 @@ def test_more_params_never_needs_less(wp, p1, p2, ckpt, shaped) -> None:  # type
 def test_more_context_or_batch_never_needs_less(wp, c1, c2, b1, b2, gpus, ckpt) -> None:  # type: ignore[no-untyped-def]
     arch = QWEN25_7B
     (c_lo, c_hi), (b_lo, b_hi) = sorted((c1, c2)), sorted((b1, b2))
-    small = _req(*wp, arch, context=c_lo, batch=b_lo, gpus=gpus, zero_stage=3, grad_checkpointing=ckpt)
+    small = _req(wp, arch, context=c_lo, batch=b_lo, gpus=gpus, zero_stage=3, grad_checkpointing=ckpt)
     for bigger in (replace(small, context=c_hi), replace(small, batch=b_hi), replace(small, context=c_hi, batch=b_hi)):
         assert estimate(bigger, MEM).total_gib >= estimate(small, MEM).total_gib - 1e-9
         n_small, n_big = min_gpus(small, 80, MEM), min_gpus(bigger, 80, MEM)
@@ -343,7 +345,7 @@ def test_more_context_or_batch_never_needs_less(wp, c1, c2, b1, b2, gpus, ckpt) 
 @given(wp=WORKLOADS, zero=st.integers(0, 3), params=st.floats(0.5, 400))
 def test_more_cards_never_increase_weights_per_card(wp, zero, params) -> None:  # type: ignore[no-untyped-def]
     arch = shape(params)
-    reqs = [_req(*wp, arch, gpus=n, zero_stage=zero) for n in card_counts(MEM)]
+    reqs = [_req(wp, arch, gpus=n, zero_stage=zero) for n in card_counts(MEM)]
     at_peak = [estimate(r, MEM).breakdown["weights"] for r in reqs]
     assert all(b <= a + 1e-9 for a, b in itertools.pairwise(at_peak))
     if wp[0] != "inference":
@@ -360,7 +362,7 @@ def test_more_cards_never_increase_weights_per_card(wp, zero, params) -> None:  
     gb=st.sampled_from([16, 24, 48, 80, 141]),
 )
 def test_min_gpus_fits_and_predecessor_does_not(wp, params, context, batch, gb) -> None:  # type: ignore[no-untyped-def]
-    req = _req(*wp, shape(params), context=context, batch=batch, zero_stage=3)
+    req = _req(wp, shape(params), context=context, batch=batch, zero_stage=3)
     n = min_gpus(req, gb, MEM)
     counts = card_counts(MEM)
     limit = usable_gib(gb, MEM)
@@ -378,7 +380,7 @@ def test_prefill_logits_follow_the_serving_stack() -> None:
     every prompt token, allocated about 39 GB (32 x 2,048 x 128,256 bf16 logits alone are 16.8 GB).
     vLLM computes logits for the last token of each sequence only (LogitsProcessor, selected_token_indices)."""
     req = Request(Workload.inference, LLAMA3_8B, Precision.bf16, batch=32, context=2048)
-    every = estimate(replace(req, prefill_logits="all_tokens"), MEM)
+    every = estimate(replace(req, prefill_logits=PrefillLogits.all_tokens), MEM)
     last = estimate(req, MEM)  # the rules' serving stack (vLLM): last token only
     logits = 32 * 2048 * 128256 * 2 / GIB
     assert every.breakdown["activations"] >= logits
@@ -408,6 +410,6 @@ def test_vllm_prefill_is_chunked_at_the_stacks_token_budget() -> None:
         e.breakdown["activations"] + 256 * 128256 * MEM.inference.last_token_logits_bytes_per_vocab / GIB
     )
     # Without chunking the same batch would hold 128 times the prefill temporaries.
-    whole = estimate(replace(busy, prefill_logits="last_token"), MEM)
+    whole = estimate(replace(busy, prefill_logits=PrefillLogits.last_token), MEM)
     assert whole.breakdown["activations"] > 50 * e.breakdown["activations"]
     assert any("max_num_batched_tokens" in a.text_zh for a in e.assumptions)

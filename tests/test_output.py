@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from generator.pages.render import MARKER
 from generator.publish import staging as output
 
 
 def marked(text: str) -> bytes:
-    return f"---\n# {output.MARKER}\n---\n{text}\n".encode()
+    return f"---\n# {MARKER}\n---\n{text}\n".encode()
 
 
 def write(docs: Path, files: dict[str, bytes]) -> None:

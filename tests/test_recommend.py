@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import make_project, replace_in
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.data.records import Delivery, EditorPick, Workload
+from generator.data.catalogue import Catalogue
+from generator.data.records import Delivery, EditorPick, Precision, Workload
 from generator.data.validate import load_catalogue
 from generator.engine.arch import Arch
 from generator.engine.cost import Usage
@@ -18,6 +20,8 @@ from generator.engine.recommend import (
     MIXED_AS_FP16,
     NO_BF16,
     Constraints,
+    Option,
+    Recommendation,
     editor_disagreement,
     for_scenario,
     links_cards,
@@ -27,18 +31,19 @@ from generator.engine.request import Request
 from generator.engine.sizing import size_workload
 
 REPO = Path(__file__).resolve().parent.parent
-CAT, _ = load_catalogue(REPO / "data", REPO)
-assert CAT is not None
+_loaded, _ = load_catalogue(REPO / "data", REPO)
+assert _loaded is not None
+CAT: Catalogue = _loaded
 
 workloads = st.sampled_from([w for w in Workload])
 params = st.floats(min_value=0.5, max_value=200, allow_nan=False)
 
 
-def rank(workload: Workload, params_b: float, batch: int, context: int, job: float | None, **kw):  # type: ignore[no-untyped-def]
+def rank(workload: Workload, params_b: float, batch: int, context: int, job: float | None, **kw: Any) -> Recommendation:
     precision = (
-        "bf16"
+        Precision.bf16
         if workload in (Workload.inference, Workload.lora)
-        else ("nf4" if workload is Workload.qlora else "mixed")
+        else (Precision.nf4 if workload is Workload.qlora else Precision.mixed)
     )
     req = Request(workload=workload, arch=Arch.from_params(params_b, defaults=CAT.rules.memory.arch_defaults),
                   precision=precision, batch=batch, context=context, zero_stage=3)  # fmt: skip
@@ -178,7 +183,7 @@ def test_whole_machine_billing_uses_or_names_every_rented_card(tmp_path: Path) -
     assert serve.served_tokens_per_s == pytest.approx(8 * keep * serve.sizing.serving.at_capacity.total_tokens_per_s)
 
     req = Request(workload=Workload.lora, arch=Arch.from_model(cat.models["llama-2-7b"], cat.rules.memory.arch_defaults),
-                  precision="bf16", zero_stage=3)  # fmt: skip
+                  precision=Precision.bf16, zero_stage=3)  # fmt: skip
     lora = recommend(cat, lambda gpu: size_workload(req, gpu, cat.rules), Workload.lora,
                      Constraints(usage=Usage.from_rules(cat.rules))).option_for("a100-sxm-80g")  # fmt: skip
     assert lora is not None and (lora.cards, lora.cards_billed, lora.idle_cards) == (1, 8, 7)
@@ -196,13 +201,13 @@ def test_cards_without_bf16_refuse_bf16_and_train_mixed_in_fp16() -> None:
     assert {"v100-sxm2-32g", "v100-pcie-32g", "t4-16g"} <= no_bf16
     assert not {"a100-sxm-80g", "rtx-3090-24g", "rtx-4090-24g"} & no_bf16  # Ampere and Ada have BF16
 
-    def options(precision: str, workload: Workload = Workload.inference):  # type: ignore[no-untyped-def]
+    def options(precision: Precision, workload: Workload = Workload.inference) -> dict[str, Option]:
         req = Request(workload=workload, arch=Arch.from_params(7, defaults=CAT.rules.memory.arch_defaults),
                       precision=precision, zero_stage=3)  # fmt: skip
         c = Constraints(usage=Usage.from_rules(CAT.rules))
         return {o.gpu.id: o for o in recommend(CAT, lambda g: size_workload(req, g, CAT.rules), workload, c).options}
 
-    bf16, fp16, mixed = options("bf16"), options("fp16"), options("mixed", Workload.full)
+    bf16, fp16, mixed = options(Precision.bf16), options(Precision.fp16), options(Precision.mixed, Workload.full)
     for gid in no_bf16:
         if bf16[gid].cards is not None:
             assert bf16[gid].excluded == NO_BF16 and bf16[gid].reasons[-1] == NO_BF16

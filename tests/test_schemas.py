@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,7 @@ def test_schema_files_are_deterministic_json() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_schema_is_valid_draft_2020_12_with_title(name: str) -> None:
     schema = validator(name).schema
+    assert isinstance(schema, Mapping)
     Draft202012Validator.check_schema(schema)
     assert schema["$schema"] == DRAFT
     assert schema["title"] == f"gpu-guide data/{name}"

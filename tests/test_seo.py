@@ -8,6 +8,7 @@ import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 from urllib.parse import urldefrag, urlsplit
 
 import pytest
@@ -67,11 +68,12 @@ def content_pages(pages: dict[str, Page]) -> dict[str, Page]:
     return {k: v for k, v in pages.items() if k != "404.html"}
 
 
-def graph(page: Page) -> list[dict]:
+def graph(page: Page) -> list[dict[str, Any]]:
     assert len(page.jsonld) == 1
     data = json.loads(page.jsonld[0])
     assert data["@context"] == "https://schema.org"
-    return data.get("@graph", [data])
+    nodes: list[dict[str, Any]] = data.get("@graph", [data])
+    return nodes
 
 
 def test_site_url_is_what_the_tests_expect(built_site: Path) -> None:
@@ -100,7 +102,7 @@ def test_every_page_has_breadcrumb_json_ld(pages: dict[str, Page]) -> None:
         assert items[-1]["item"] == p.canonical, name
 
 
-def current_offers(built_site: Path, pickable: bool) -> list[dict]:
+def current_offers(built_site: Path, pickable: bool) -> list[dict[str, Any]]:
     """Offers the pages count, derived here from the raw YAML by the rules' words: dated within
     ``prices.fresh_days`` of the newest price, not replaced by a newer one, and (``pickable``) in a
     billing tier of ``prices.pick_billing``."""

@@ -75,7 +75,8 @@ def test_every_scenario_has_a_page_with_the_four_steps(built_site: Path) -> None
 def test_titles_and_descriptions_are_present_and_unique(built_site: Path) -> None:
     pages = sorted((built_site / "site").rglob("index.html"))
     assert len(pages) > 30
-    titles, descriptions = {}, {}
+    titles: dict[str, list[Path]] = {}
+    descriptions: dict[str, list[Path]] = {}
     for p in pages:
         if p.parent.name == "404":
             continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -35,8 +36,8 @@ RULES = Rules.model_validate(yaml.safe_load((ROOT / "data" / "rules.yaml").read_
 SPEED, MEM = RULES.speed, RULES.memory
 
 
-def shape(*args, **kw):  # type: ignore[no-untyped-def]
-    return Arch.from_params(*args, defaults=MEM.arch_defaults, **kw)
+def shape(params_b: float, **kw: Any) -> Arch:
+    return Arch.from_params(params_b, defaults=MEM.arch_defaults, **kw)
 
 
 LLAMA2_7B = shape(6.74, layers=32, hidden=4096, heads=32, kv_heads=32, vocab=32000, intermediate=11008)
@@ -46,9 +47,9 @@ MIXTRAL = shape(
 )  # fmt: skip
 
 
-def gpu(**kw) -> Gpu:  # type: ignore[no-untyped-def]
+def gpu(**kw: Any) -> Gpu:
     """A GPU record; defaults are the H100 SXM5 80GB datasheet (NVIDIA H100 Tensor Core GPU datasheet)."""
-    base = dict(
+    base: dict[str, Any] = dict(
         id="h100-sxm-80g",
         name="H100 80GB SXM",
         vendor=Vendor.nvidia,
