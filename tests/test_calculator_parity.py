@@ -312,15 +312,28 @@ def models_of(cat: Catalogue) -> Draw:
     )
 
 
-def check(cat: Catalogue, cases: list[list[tuple[str, str]]]) -> tuple[list[str], int]:
-    """Both engines on every case: the mismatches (each with its input), and how many cases ranked."""
-    got = run_node(calculator_data(cat), cases)
-    assert len(got) == len(cases)
+@dataclass(frozen=True)
+class Run:
+    """Cases and what each engine made of them, in case order."""
+
+    cases: list[list[tuple[str, str]]]
+    python: list[Recommendation | str]
+    node: list[dict[str, Any]]
+
+
+def run_both(cat: Catalogue, cases: list[list[tuple[str, str]]]) -> Run:
+    """Both engines on every case."""
+    node = run_node(calculator_data(cat), cases)
+    assert len(node) == len(cases)
+    return Run(cases, [run_python(cat, pairs) for pairs in cases], node)
+
+
+def check(run: Run) -> tuple[list[str], int]:
+    """The mismatches between the engines (each with its input), and how many cases ranked."""
     problems: list[str] = []
     ranked = 0
-    for pairs, js in zip(cases, got, strict=True):
+    for pairs, py, js in zip(run.cases, run.python, run.node, strict=True):
         query = "&".join(f"{k}={v}" for k, v in pairs)
-        py = run_python(cat, pairs)
         if isinstance(py, str) or "error" in js:
             if not (isinstance(py, str) and "error" in js):
                 problems.append(
@@ -348,21 +361,23 @@ def bundled() -> Catalogue:
     return cat
 
 
-def test_engines_agree_on_random_inputs(bundled: Catalogue) -> None:
+@pytest.fixture(scope="module")
+def random_run(bundled: Catalogue) -> Run:
+    """600 drawn cases through both engines, computed once for the two tests below."""
     rng = random.Random(13)
-    cases = [draw(rng, models_of(bundled)) for _ in range(600)]
-    problems, ranked = check(bundled, cases)
+    return run_both(bundled, [draw(rng, models_of(bundled)) for _ in range(600)])
+
+
+def test_engines_agree_on_random_inputs(random_run: Run) -> None:
+    problems, ranked = check(random_run)
     assert problems == [], "\n".join(problems[:40])
     # The inputs are valid: (almost) every case ranks the GPUs.
     assert ranked >= 590
 
 
-def test_the_random_inputs_reach_every_branch(bundled: Catalogue) -> None:
+def test_the_random_inputs_reach_every_branch(random_run: Run) -> None:
     """The drawn cases do exercise what the comparison is for (so the test cannot pass vacuously)."""
-    rng = random.Random(13)
-    cases = [draw(rng, models_of(bundled)) for _ in range(600)]
-    results = [run_python(bundled, pairs) for pairs in cases]
-    recs = [r for r in results if not isinstance(r, str)]
+    recs = [r for r in random_run.python if not isinstance(r, str)]
     options = [o for r in recs for o in r.options]
     excluded = {o.excluded.split(" ")[0][:6] for o in options if o.excluded}
     assert sum(1 for r in recs if r.pick) > 300
@@ -402,6 +417,6 @@ def test_engines_agree_on_the_mini_fixture(tmp_path: Path) -> None:
     assert cat is not None, problems
     rng = random.Random(7)
     cases = [draw(rng, models_of(cat)) for _ in range(150)]
-    found, ranked = check(cat, cases)
+    found, ranked = check(run_both(cat, cases))
     assert found == [], "\n".join(found[:40])
     assert ranked >= 140

@@ -99,7 +99,7 @@ def test_edition_waits_for_the_write_lock(
     root = committed_project(tmp_path)
     replace_in(root / "data" / "offers.yaml", "    price: 2\n", "    price: 2.5\n")
     monkeypatch.setenv("GPU_GUIDE_LOCK_WAIT", "0.3")
-    holder = hold_lock(root, 60)
+    holder = hold_lock(root)
     try:
         assert main(["--root", str(root), "edition", "--base", "HEAD"]) == 1
         err = capsys.readouterr().err

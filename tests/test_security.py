@@ -283,24 +283,32 @@ def test_journal_of_a_live_process_is_left_alone(project: Path, capsys: pytest.C
 # --------------------------------------------------------------------------- one writer at a time
 
 HOLDER = """
-import sys, time
+import sys
 from pathlib import Path
 from generator.publish.lock import write_lock
 
 with write_lock(Path(sys.argv[1])):
     print("held", flush=True)
-    time.sleep(float(sys.argv[2]))
+    sys.stdin.readline()  # until the test releases it: no test here depends on how long anything takes
 """
 
 
-def hold_lock(root: Path, seconds: float) -> subprocess.Popen[str]:
-    """A second process holding the project's write lock for ``seconds``."""
+def hold_lock(root: Path) -> subprocess.Popen[str]:
+    """A second process holding the project's write lock until :func:`release` (or it is killed)."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(root), str(seconds)],
+        [sys.executable, "-c", HOLDER, str(root)], stdin=subprocess.PIPE,
         cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert proc.stdout is not None and proc.stdout.readline() == "held\n"
     return proc
+
+
+def release(holder: subprocess.Popen[str]) -> int:
+    """Let the holder finish its write; its exit status."""
+    assert holder.stdin is not None
+    holder.stdin.write("done\n")
+    holder.stdin.close()
+    return holder.wait(timeout=120)
 
 
 def test_second_writer_gives_up_naming_the_holder(
@@ -308,7 +316,7 @@ def test_second_writer_gives_up_naming_the_holder(
 ) -> None:
     """Attack 6: two builds at once left docs/ from one data set and site/ from another."""
     monkeypatch.setenv("GPU_GUIDE_LOCK_WAIT", "0.5")
-    holder = hold_lock(project, 60)
+    holder = hold_lock(project)
     try:
         docs = tree(project / "docs")
         code, out, err = run(project, capsys, "build", "--no-site")
@@ -326,16 +334,24 @@ def test_second_writer_gives_up_naming_the_holder(
         holder.wait()
 
 
-def test_second_writer_waits_for_the_first(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    holder = hold_lock(project, 1.5)
+def test_second_writer_waits_for_the_first(project: Path) -> None:
+    """The second build says it waits, still waits while the first holds the lock, and builds once the
+    first has finished (ordered by events, not by sleeping)."""
+    holder = hold_lock(project)
     try:
-        code, out, err = run(project, capsys, "build", "--no-site")
-        assert (code, out) == (0, BUILT_NO_SITE)
-        assert err == (
+        build = subprocess.Popen(
+            [sys.executable, "-m", "generator", "--root", str(project), "build", "--no-site"],
+            cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert build.stderr is not None
+        assert build.stderr.readline() == (
             f"gpu-guide: waiting up to 60 s for gpu-guide process {holder.pid}, which is writing docs/ and site/ …\n"
-            + PLACEHOLDER_NOTE
         )
-        assert holder.wait(timeout=30) == 0  # it finished first: the build waited for it
+        assert build.poll() is None and leftovers(project) == []  # waiting, and nothing written yet
+        assert release(holder) == 0
+        out, err = build.communicate(timeout=300)
+        assert (build.returncode, out, err) == (0, BUILT_NO_SITE, PLACEHOLDER_NOTE)
     finally:
         holder.kill()
         holder.wait()
