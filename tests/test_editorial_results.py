@@ -10,6 +10,7 @@ scaling 60% at 8 cards, NVLink 90%.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -150,7 +151,7 @@ def test_owning_against_renting_by_hand(gen: Generated) -> None:
 
 def test_all_day_use_switches_to_the_monthly_offer(gen: Generated) -> None:
     assert gen.catalogue.ownership is not None
-    inputs = default_inputs(gen.catalogue.ownership).with_changes(hours_per_day=24)
+    inputs = replace(default_inputs(gen.catalogue.ownership), hours_per_day=24)
     h100 = next(r for r in ownership_rows(gen.catalogue, inputs) if r.purchase.id == "h100-server")
     # 24 hours: hourly 15 x 730 = 10,950 > monthly 10,625.
     assert h100.rent == pytest.approx(10625) and h100.rent_offer.id == "bm-h100-8"
@@ -158,7 +159,7 @@ def test_all_day_use_switches_to_the_monthly_offer(gen: Generated) -> None:
 
 def test_never_breaks_even_when_running_costs_exceed_the_rent(gen: Generated) -> None:
     assert gen.catalogue.ownership is not None
-    inputs = default_inputs(gen.catalogue.ownership).with_changes(electricity_cny_per_kwh=10)
+    inputs = replace(default_inputs(gen.catalogue.ownership), electricity_cny_per_kwh=10)
     card = next(r for r in ownership_rows(gen.catalogue, inputs) if r.purchase.id == "rtx-4090-card")
     # Power alone: 0.45 x 1.5 x 365 x 10 = 2,463.75 > the rent of 730.
     assert card.break_even is None

@@ -8,6 +8,7 @@ built once per session (conftest.built_site) and the browser set-up of conftest.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -138,7 +139,7 @@ def test_rent_or_buy_form_recomputes_like_python(browser, server: str, built_sit
     ):  # fmt: skip
         for sel, value in fields.items():
             page.fill(sel, value)
-        want = ownership_rows(gen.catalogue, start.with_changes(**changes))
+        want = ownership_rows(gen.catalogue, replace(start, **changes))
         got = cells(page)
         assert len(got) == len(want) > 0
         for g, w in zip(got, want, strict=True):

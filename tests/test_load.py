@@ -1,4 +1,4 @@
-"""Tests for generator.load: the safe YAML loader.
+"""Tests for generator.data.load: the safe YAML loader.
 
 The corpus in tests/bad_yaml holds one broken file per case (``.yaml``, or ``.bin``
 for bytes that are not valid UTF-8 text) and next to it ``<stem>.expected``: the exact

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -41,12 +42,12 @@ def cases(start: OwnershipInputs) -> list[OwnershipInputs]:
     hourly to the monthly offer (24 h a day) and a card that never breaks even."""
     return [
         start,
-        start.with_changes(hours_per_day=24),
-        start.with_changes(hours_per_day=0.5, years=1),
-        start.with_changes(electricity_cny_per_kwh=10),
-        start.with_changes(resale_fraction=0, pue=1.07, hosting_cny_per_kw_month=0),
-        start.with_changes(years=7.5, resale_fraction=0.65, electricity_cny_per_kwh=0.398, hours_per_day=17.5),
-        start.with_changes(hours_per_day=23.99, hosting_cny_per_kw_month=1234.5),
+        replace(start, hours_per_day=24),
+        replace(start, hours_per_day=0.5, years=1),
+        replace(start, electricity_cny_per_kwh=10),
+        replace(start, resale_fraction=0, pue=1.07, hosting_cny_per_kw_month=0),
+        replace(start, years=7.5, resale_fraction=0.65, electricity_cny_per_kwh=0.398, hours_per_day=17.5),
+        replace(start, hours_per_day=23.99, hosting_cny_per_kw_month=1234.5),
     ]
 
 

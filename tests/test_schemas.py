@@ -17,7 +17,6 @@ from generator.data.schemas import (
     DRAFT,
     SCHEMA_DIR,
     main,
-    modeline,
     schema_files,
     schema_name,
     stale_schemas,
@@ -113,7 +112,7 @@ def test_real_data_validates_against_its_schema(name: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_data_file_names_its_schema_on_the_first_line(name: str) -> None:
     first = (REPO / "data" / name).read_text(encoding="utf-8").splitlines()[0]
-    assert first == modeline(name)
+    assert first == f"# yaml-language-server: $schema=schemas/{schema_name(name)}"
     target = (REPO / "data" / first.split("$schema=", 1)[1]).resolve()
     assert target == (REPO / SCHEMA_DIR / schema_name(name)).resolve() and target.is_file()
 

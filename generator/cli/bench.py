@@ -4,7 +4,7 @@ Runs the pipeline on a temporary copy of the project (docs/ and site/ of the che
 are not touched) several times and prints the median of each stage and its share of
 the total. Speed is reported here, never asserted in tests.
 
-    python -m generator.bench [--runs N] [--scale K]
+    python -m generator.cli.bench [--runs N] [--scale K]
 
 ``--scale K`` also builds a synthetic site with K copies of every model (each copy gets
 its own model pages) and compares it with the bundled one: pages, mkdocs seconds per

@@ -7,7 +7,6 @@ case leaves 0.5–2 (the bands ``tests/test_calibration.py`` asserts), 2 on a ba
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
@@ -76,8 +75,3 @@ def run_calibrate(project: Project, folder: Path | None, markdown: bool) -> int:
     for line in failures:
         print(line, file=sys.stderr)
     return 1 if failures else 0
-
-
-def log_distance(ratio: float) -> float:
-    """How far a ratio is from 1, symmetric for over- and under-estimates."""
-    return abs(math.log(ratio))

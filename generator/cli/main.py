@@ -23,11 +23,6 @@ if TYPE_CHECKING:
     from generator.pipeline import Project
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole command line (the calculator's tests parse its flags with it too)."""
-    return _parser()
-
-
 def _add_format(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--format", dest="problem_format", type=OutputFormat, choices=list(OutputFormat),
                      default=OutputFormat.plain,
@@ -35,7 +30,8 @@ def _add_format(sub: argparse.ArgumentParser) -> None:
                           "Actions annotations for a pull request; default: plain)")  # fmt: skip
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line (the calculator's and the workflows' tests parse with it too)."""
     p = Parser(prog="gpu-guide", description="GPU 租赁选型指南：校验数据、计算选型、生成站点。")
     p.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: current folder)")
     p.add_argument("--data", type=Path, default=None, help="data folder (default: ROOT/data)")
@@ -94,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = _parser()
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help

@@ -108,10 +108,6 @@ class Catalogue:
     def history_for(self, gpu_id: str) -> list[Offer]:
         return [o for o in self.history_offers if o.gpu == gpu_id]
 
-    def rate_for(self, currency: Currency, on: dt.date) -> FxRate | None:
-        """The rate to convert a price of ``currency`` dated ``on`` (see :func:`rate_on`)."""
-        return rate_on(self.fx, currency, on)
-
 
 def rate_on(rates: list[FxRate], currency: Currency, on: dt.date) -> FxRate | None:
     """The exchange rate for a price of ``currency`` dated ``on``: the rate nearest in date at or

@@ -6,7 +6,7 @@ This is the first stage of the build. It turns the bytes of a file such as
 every key and value, so later stages can point an editor at the exact place to fix.
 
 It never raises: whatever the bytes are, :func:`load_bytes` returns a
-:class:`Document` or a non-empty list of :class:`~generator.problems.Problem`.
+:class:`Document` or a non-empty list of :class:`~generator.data.problems.Problem`.
 
 What an editor should know about the YAML it accepts:
 

@@ -6,7 +6,7 @@ them for a person who edits YAML, not for a programmer.
 
 Units are part of the field name wherever a number has one (``_gb``, ``_gbps`` = GB/s,
 ``_tflops``, ``_w``, ``_cny``). Tensor figures are always DENSE; sparse vendor headline
-figures must be halved before they go in (the lint in ``generator.lint`` looks for
+figures must be halved before they go in (the lint in ``generator.results.lint`` looks for
 figures that look sparse).
 """
 
@@ -461,10 +461,6 @@ class OpenModel(Record):
     )
     license: ShortText = Field(description="Licence name.")
     source: HttpUrl = Field(description="Model card or config.json the figures come from.")
-
-    def components_by(self, *roles: ComponentRole) -> list[ModelComponent]:
-        """The components in ``roles`` (all of them when none is given), in the editor's order."""
-        return [c for c in self.components if not roles or c.role in roles]
 
 
 # --------------------------------------------------------------------------- scenarios

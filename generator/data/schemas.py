@@ -8,9 +8,9 @@ schema named on each data file's first line::
 and then checks fields, enum values and number ranges as you type, and offers the
 field descriptions as hover text and completion. The schemas are never written by
 hand: :func:`schema_files` builds them from the pydantic models listed in
-:data:`generator.validate.DATA_FILES`, and a test fails when the committed copies
+:data:`generator.data.validate.DATA_FILES`, and a test fails when the committed copies
 under ``data/schemas/`` are out of date. Regenerate with ``make schemas``
-(``python -m generator.schemas``); ``--check`` only reports stale files.
+(``python -m generator.data.schemas``, ``make schemas``); ``--check`` only reports stale files.
 
 The build itself never reads these files: pydantic stays the one judge of the data,
 and some of its checks (cross-references between files, an offer's single price *or*
@@ -38,11 +38,6 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 def schema_name(data_file: str) -> str:
     """``gpus.yaml`` -> ``gpus.schema.json``."""
     return f"{Path(data_file).stem}.schema.json"
-
-
-def modeline(data_file: str) -> str:
-    """The first line every data file carries so that editors find its schema."""
-    return f"# yaml-language-server: $schema=schemas/{schema_name(data_file)}"
 
 
 def schema_for(data_file: str, model: type[BaseModel]) -> dict[str, Any]:
@@ -155,7 +150,7 @@ def stale_schemas(root: Path) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m generator.schemas", description="Write data/schemas/*.schema.json from the record models."
+        prog="python -m generator.data.schemas", description="Write data/schemas/*.schema.json from the record models."
     )
     p.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: current folder)")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a schema is missing or stale")

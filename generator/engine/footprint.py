@@ -68,17 +68,6 @@ def kv_bytes_per_token(arch: Arch, kv_precision: Precision | str, rules: MemoryR
     return 2 * layers * heads * arch.head_dim * bytes_per
 
 
-def lora_params(arch: Arch, rank: int, rules: MemoryRules) -> float:
-    """Adapter parameters: rank × (d_in + d_out) per targeted Linear (Hu et al. 2021, LoRA §4.1)."""
-    shapes = arch.linear_shapes()
-    per_layer = 0.0
-    for target in rules.training.lora_targets:
-        d_in, d_out = shapes[target]
-        copies = arch.experts if (arch.experts and target in MLP_MODULES) else 1
-        per_layer += rank * (d_in + d_out) * copies
-    return per_layer * arch.layers
-
-
 def finish(parts: dict[str, float], n: int, extra_overhead: float, rules: MemoryRules) -> dict[str, float]:
     """Add the per-card overhead and convert bytes to GiB."""
     o = rules.overhead

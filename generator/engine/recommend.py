@@ -1,9 +1,9 @@
 """Steps 2–4 for every GPU, then a ranking with the reasons.
 
-For one workload this module sizes memory per card (:mod:`generator.memory`),
+For one workload this module sizes memory per card (:mod:`generator.engine.memory`),
 finds the smallest valid card count on each GPU, applies the delivery rule
-(:mod:`generator.delivery`), prices a month and, for training jobs, the whole job
-(:mod:`generator.cost`, :mod:`generator.speed`). Options that fit and have a price
+(:mod:`generator.engine.delivery`), prices a month and, for training jobs, the whole job
+(:mod:`generator.engine.cost`, :mod:`generator.engine.speed`). Options that fit and have a price
 always rank above those that do not; among them training jobs rank by the cost to
 finish the job, everything else by the monthly total.
 """

@@ -1,7 +1,7 @@
 """Step 2 for one GPU: size a workload on it, and how fast it runs there.
 
-Glue between the catalogue's records and the estimators: :mod:`generator.memory`
-gives memory per card for a card count, :mod:`generator.speed` the job time and the
+Glue between the catalogue's records and the estimators: :mod:`generator.engine.memory`
+gives memory per card for a card count, :mod:`generator.engine.speed` the job time and the
 decode speed. :func:`size_workload` finds the smallest valid card count and keeps the
 estimate at that count, which is what the pages print.
 """

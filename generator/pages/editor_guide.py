@@ -1,7 +1,7 @@
 """The editor's field reference, generated from the typed records.
 
 :func:`field_docs` walks the pydantic models of every data file (the same ones the
-JSON Schemas in :mod:`generator.schemas` come from) and lists each field an editor can
+JSON Schemas in :mod:`generator.data.schemas` come from) and lists each field an editor can
 write: its name, its type in plain words (Chinese, for the guide page), whether it is
 required or what its default is, the limits, the allowed values of an enum, and the
 field's ``description=`` text from the model. Nested models (rules sections, a

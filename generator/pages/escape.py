@@ -119,7 +119,7 @@ def yaml_str(value: Any) -> str:
     ``&``, ``<`` and ``>`` become character references here: text, never elements.
     JSON from :func:`json_for_script` contains none of the three and passes unchanged.
     Quotes are left alone here; where a theme puts a value in an attribute
-    (``<meta name="description" content="…">``) :mod:`generator.site` escapes them.
+    (``<meta name="description" content="…">``) :mod:`generator.publish.plugin` escapes them.
     """
     text = _CONTROLS.sub("", " ".join(str(value).split()))
     quoted = json.dumps(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"), ensure_ascii=False)

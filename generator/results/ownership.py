@@ -21,7 +21,7 @@ change (hours a day, years kept, electricity price, PUE, resale share, hosting p
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from generator.data.catalogue import Catalogue
 from generator.data.editorial import OwnershipFile, Purchase, SourcedValue
@@ -44,9 +44,6 @@ class OwnershipInputs:
     pue: float
     resale_fraction: float
     hosting_cny_per_kw_month: float
-
-    def with_changes(self, **changes: float) -> OwnershipInputs:
-        return replace(self, **changes)
 
 
 def default_inputs(own: OwnershipFile) -> OwnershipInputs:

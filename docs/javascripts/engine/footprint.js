@@ -41,17 +41,6 @@ export function kvBytesPerToken(arch, kvPrecision, mem, gpus = 1) {
   return imul(2, layers, heads, arch.head_dim) * bytesPer;
 }
 
-/** lora_params: rank × (d_in + d_out) per targeted Linear. */
-export function loraParams(arch, rank, mem) {
-  let perLayer = 0;
-  for (const target of mem.training.lora_targets) {
-    const [dIn, dOut] = arch.linear_shapes[target];
-    const copies = arch.experts && MLP_MODULES.includes(target) ? arch.experts : 1;
-    perLayer += imul(rank, dIn + dOut, copies);
-  }
-  return perLayer * arch.layers;
-}
-
 /** finish: add the per-card overhead and convert bytes to GiB. `parts` is a list of [key, bytes]
  * in the Python dict's order (the sum follows it). */
 export function finish(parts, n, extraOverhead, mem) {

@@ -1,7 +1,18 @@
 /* Hand-written port of generator/engine/training_memory.py: model states by precision and
  * ZeRO stage, activations with or without checkpointing, the loss and the optimizer step. */
-import { BITS_PER_BYTE, MLP_MODULES, finish, loraParams, total, weightBytes } from "./footprint.js";
+import { BITS_PER_BYTE, MLP_MODULES, finish, total, weightBytes } from "./footprint.js";
 import { imul, maxBy, sum } from "./py.js";
+
+/** lora_params: rank × (d_in + d_out) per targeted Linear. */
+export function loraParams(arch, rank, mem) {
+  let perLayer = 0;
+  for (const target of mem.training.lora_targets) {
+    const [dIn, dOut] = arch.linear_shapes[target];
+    const copies = arch.experts && MLP_MODULES.includes(target) ? arch.experts : 1;
+    perLayer += imul(rank, dIn + dOut, copies);
+  }
+  return perLayer * arch.layers;
+}
 
 const usesZero = (req) => req.gpus > 1 && req.zero_stage >= 1;
 const shard = (req, stage) => (usesZero(req) && req.zero_stage >= stage ? req.gpus : 1);
