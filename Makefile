@@ -42,7 +42,7 @@ bench: $(STAMP)
 
 # JSON Schemas for editors' YAML tooling, generated from the record models
 schemas: $(STAMP)
-	$(BIN)/python -m generator.data.schemas
+	$(BIN)/python -m generator.cli.schemas
 
 clean:
 	rm -rf site .site-staging* .docs-staging* .docs-old* .site-old*

@@ -113,3 +113,25 @@ def test_no_module_reads_the_repositorys_rules_or_the_clock() -> None:
             assert not clock.search(code), where
             if stage is not None and stage <= LAYERS.index("pages"):
                 assert not own_files.search(code), where
+
+
+#: Layers that still print: publish/ reports the writer lock's wait and the swap's progress on
+#: stderr (its split into ownership, link-safe writes and the swap is a separate change).
+MAY_PRINT = {"cli", "publish"}
+
+
+def prints(source: str) -> list[int]:
+    """Lines of every ``print(...)`` call in ``source``."""
+    return [n.lineno for n in ast.walk(ast.parse(source))
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"]  # fmt: skip
+
+
+def test_only_the_command_line_prints() -> None:
+    """Library layers report through returned problems, exceptions and return values (as mkdocs
+    does); the command line decides what to print."""
+    for path in MODULES:
+        name = module_name(path)
+        if name.split(".")[1:2] and name.split(".")[1] in MAY_PRINT:
+            continue
+        assert prints(path.read_text(encoding="utf-8")) == [], f"{path.relative_to(ROOT.parent)} prints"
+    assert prints("def f() -> None:\n    print('x')\n") == [2]  # the control

@@ -13,10 +13,10 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator, FormatChecker
 
+from generator.cli.schemas import main
 from generator.data.schemas import (
     DRAFT,
     SCHEMA_DIR,
-    main,
     schema_files,
     schema_name,
     stale_schemas,

@@ -134,11 +134,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "check":
         return _check(project, args.strict, args.max_price_age, args.as_of, args.problem_format)
     if args.command == "diff":
-        from generator.review.report import run_diff
+        from generator.cli.review import run_diff
 
         return run_diff(project, args.base, args.format)
     if args.command == "edition":
-        from generator.review.edition import run_edition
+        from generator.cli.review import run_edition
 
         return run_edition(project, args.base, args.date, args.title)
     if args.command in ("estimate", "recommend"):

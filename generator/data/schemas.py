@@ -10,7 +10,7 @@ field descriptions as hover text and completion. The schemas are never written b
 hand: :func:`schema_files` builds them from the pydantic models listed in
 :data:`generator.data.validate.DATA_FILES`, and a test fails when the committed copies
 under ``data/schemas/`` are out of date. Regenerate with ``make schemas``
-(``python -m generator.data.schemas``, ``make schemas``); ``--check`` only reports stale files.
+(``make schemas``, :mod:`generator.cli.schemas`); ``--check`` only reports stale files.
 
 The build itself never reads these files: pydantic stays the one judge of the data,
 and some of its checks (cross-references between files, an offer's single price *or*
@@ -19,10 +19,7 @@ price range) have no place in a per-file schema.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -146,31 +143,3 @@ def stale_schemas(root: Path) -> list[str]:
         if not path.is_file() or path.read_bytes() != data:
             stale.append(rel)
     return stale
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m generator.data.schemas", description="Write data/schemas/*.schema.json from the record models."
-    )
-    p.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: current folder)")
-    p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a schema is missing or stale")
-    args = p.parse_args(argv)
-    if args.check:
-        stale = stale_schemas(args.root)
-        if stale:
-            print("Stale JSON Schemas (run `make schemas` and commit):", file=sys.stderr)
-            for rel in stale:
-                print(f"  {rel}", file=sys.stderr)
-            return 1
-        print(f"OK: {len(DATA_FILES)} JSON Schemas current.")
-        return 0
-    changed = write_schemas(args.root)
-    if changed:
-        print(f"Wrote {len(changed)} of {len(DATA_FILES)} JSON Schemas: {', '.join(changed)}")
-    else:
-        print(f"All {len(DATA_FILES)} JSON Schemas were already current.")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -251,7 +251,3 @@ def _yaml_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, default=str)
-
-
-if __name__ == "__main__":  # pragma: no cover - a quick look at the output
-    print(json.dumps(field_docs(), ensure_ascii=False, indent=1))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import errno
 import os
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from generator.data.validate import forbidden_character
@@ -23,7 +23,6 @@ from generator.pipeline import Project, generate
 from generator.publish.lock import write_lock
 from generator.publish.staging import Interrupted, OutputError
 from generator.review.compare import Report
-from generator.review.git import DiffError
 from generator.review.report import diff_report
 
 HEADER = """\
@@ -82,20 +81,33 @@ def entry_yaml(date: str, title: str, base: str, lines: list[str]) -> str:
     return f"  - date: {date}\n    title: {q(title)}\n    base: {q(base)}\n    changes:\n{items}"
 
 
-def run_edition(project: Project, base: str, date: dt.date | None, title: str | None) -> int:
+class EditionError(Exception):
+    """Why no edition was written (one line), with the command's exit status."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Edition:
+    """The entry appended to ``shown`` (editions.yaml, relative to the project where it lies inside)."""
+
+    shown: Path
+    text: str
+
+
+def write_edition(project: Project, base: str, date: dt.date | None, title: str | None) -> Edition:
+    """Append this data update (compared with ``base``) to editions.yaml. Raises :class:`EditionError`
+    (status 2: a bad title; 1: nothing changed) or :class:`~generator.review.git.DiffError`."""
     if title:
         bad = forbidden_character(title)
         if bad is not None:
             what = "control character" if bad[1] == "control" else "direction control"
-            print(f"gpu-guide edition: --title contains the invisible {what} {bad[0]}; remove it", file=sys.stderr)
-            return 2
-    try:
-        report = diff_report(project, base)
-    except DiffError as exc:
-        return exc.report("gpu-guide edition")
+            raise EditionError(f"--title contains the invisible {what} {bad[0]}; remove it", 2)
+    report = diff_report(project, base)
     if report.unchanged:
-        print(f"gpu-guide edition: nothing changed since {base}; no edition written.", file=sys.stderr)
-        return 1
+        raise EditionError(f"nothing changed since {base}; no edition written.", 1)
     gen = generate(project)  # diff_report already validated the working tree
     names = {g.id: g.name for g in gen.catalogue.gpus.values()}
     providers = {p.id: p.name for p in gen.catalogue.providers.values()}
@@ -106,8 +118,7 @@ def run_edition(project: Project, base: str, date: dt.date | None, title: str | 
     shown = path.relative_to(project.root) if path.is_relative_to(project.root) else path
     with write_lock(project.root):
         _append(path, shown, text)
-    print(f"Appended to {shown}:\n{text}", end="")
-    return 0
+    return Edition(shown, text)
 
 
 def _append(path: Path, shown: Path, text: str) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
-import sys
 from pathlib import Path
 
 from generator.data.validate import DATA_FILES, OPTIONAL_FILES
@@ -19,19 +18,13 @@ from generator.pipeline import Project
 
 
 class DiffError(Exception):
-    """A one-line reason the comparison cannot be made, with its exit status."""
+    """A one-line reason the comparison cannot be made, with its exit status and any details
+    (the data problems at REF) to print before it (:mod:`generator.cli.review` prints them)."""
 
     def __init__(self, message: str, status: int, details: str | None = None):
         super().__init__(message)
         self.status = status
         self.details = details
-
-    def report(self, command: str) -> int:
-        """Print the details (e.g. data problems at REF) and the reason; return the exit status."""
-        if self.details:
-            print(self.details, file=sys.stderr)
-        print(f"{command}: {self}", file=sys.stderr)
-        return self.status
 
 
 def _git(root: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:

@@ -1,10 +1,11 @@
-"""``gpu-guide diff --base REF``: the change report between REF's data and the working tree.
+"""The change report between REF's data and the working tree (``gpu-guide diff --base REF``,
+printed by :mod:`generator.cli.review`).
 
 Both editions are generated in memory by this generator with the working tree's
 templates and config; from REF only the data files are read, as data
 (:mod:`generator.review.git`). The Markdown comes from ``report.md.j2`` beside this
-module (the generator's own template, never a branch's). Exit status: 0 report printed,
-1 data at REF or in the working tree does not build, 2 unknown ref or not a repository.
+module (the generator's own template, never a branch's). A :class:`DiffError` carries the exit
+status: 1 data at REF or in the working tree does not build, 2 unknown ref or not a repository.
 """
 
 from __future__ import annotations
@@ -27,17 +28,9 @@ from generator.review.git import DiffError, data_at_ref, resolve_ref
 NO_CHANGE = "This data change alters no generated output."
 
 
-def run_diff(project: Project, base: str, fmt: str = "markdown") -> int:
-    """Print the change report between ``base`` and the working tree; return the exit status."""
-    try:
-        report = diff_report(project, base)
-    except DiffError as exc:
-        return exc.report("gpu-guide diff")
-    if fmt == "json":
-        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2, sort_keys=True, allow_nan=False))
-    else:
-        print(markdown(report), end="")
-    return 0
+def report_json(report: Report) -> str:
+    """The typed report as JSON (``gpu-guide diff --format json``): sorted keys, no NaN."""
+    return json.dumps(report.to_json(), ensure_ascii=False, indent=2, sort_keys=True, allow_nan=False) + "\n"
 
 
 def diff_report(project: Project, base: str) -> Report:
