@@ -60,7 +60,9 @@ FLUX = Arch.diffusion(
 
 
 def image(arch: Arch, precision: str, **kw: Any) -> Request:
-    return Request(workload=Workload.inference, arch=arch, precision=Precision(precision), **kw)
+    return Request.with_defaults(
+        RULES.defaults, workload=Workload.inference, arch=arch, precision=Precision(precision), **kw
+    )
 
 
 def test_sdxl_1024_fp16_one_image_is_in_the_published_range() -> None:

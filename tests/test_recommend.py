@@ -45,7 +45,7 @@ def rank(workload: Workload, params_b: float, batch: int, context: int, job: flo
         if workload in (Workload.inference, Workload.lora)
         else (Precision.nf4 if workload is Workload.qlora else Precision.mixed)
     )
-    req = Request(workload=workload, arch=Arch.from_params(params_b, defaults=CAT.rules.memory.arch_defaults),
+    req = Request.with_defaults(CAT.rules.defaults, workload=workload, arch=Arch.from_params(params_b, defaults=CAT.rules.memory.arch_defaults),
                   precision=precision, batch=batch, context=context, zero_stage=3)  # fmt: skip
     c = Constraints(usage=Usage.from_rules(CAT.rules), job_tokens_b=job, **kw)
     return recommend(CAT, lambda gpu: size_workload(req, gpu, CAT.rules, job), workload, c)
@@ -182,7 +182,7 @@ def test_whole_machine_billing_uses_or_names_every_rented_card(tmp_path: Path) -
     )
     assert serve.served_tokens_per_s == pytest.approx(8 * keep * serve.sizing.serving.at_capacity.total_tokens_per_s)
 
-    req = Request(workload=Workload.lora, arch=Arch.from_model(cat.models["llama-2-7b"], cat.rules.memory.arch_defaults),
+    req = Request.with_defaults(cat.rules.defaults, workload=Workload.lora, arch=Arch.from_model(cat.models["llama-2-7b"], cat.rules.memory.arch_defaults),
                   precision=Precision.bf16, zero_stage=3)  # fmt: skip
     lora = recommend(cat, lambda gpu: size_workload(req, gpu, cat.rules), Workload.lora,
                      Constraints(usage=Usage.from_rules(cat.rules))).option_for("a100-sxm-80g")  # fmt: skip
@@ -202,7 +202,7 @@ def test_cards_without_bf16_refuse_bf16_and_train_mixed_in_fp16() -> None:
     assert not {"a100-sxm-80g", "rtx-3090-24g", "rtx-4090-24g"} & no_bf16  # Ampere and Ada have BF16
 
     def options(precision: Precision, workload: Workload = Workload.inference) -> dict[str, Option]:
-        req = Request(workload=workload, arch=Arch.from_params(7, defaults=CAT.rules.memory.arch_defaults),
+        req = Request.with_defaults(CAT.rules.defaults, workload=workload, arch=Arch.from_params(7, defaults=CAT.rules.memory.arch_defaults),
                       precision=precision, zero_stage=3)  # fmt: skip
         c = Constraints(usage=Usage.from_rules(CAT.rules))
         return {o.gpu.id: o for o in recommend(CAT, lambda g: size_workload(req, g, CAT.rules), workload, c).options}

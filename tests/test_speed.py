@@ -124,7 +124,9 @@ A100_PCIE = gpu(
 def test_full_training_is_six_n_per_token() -> None:
     # Kaplan et al. 2020 / Transformer Math 101: C ≈ 6·N·D (N without the input embedding lookup);
     # attention adds 12·L·d·T per token (PaLM App. B) — ~6 % for a 7B model at 2048 tokens.
-    req = Request(Workload.pretrain, LLAMA2_7B, Precision.bf16, context=2048, grad_checkpointing=False)
+    req = Request.with_defaults(
+        RULES.defaults, Workload.pretrain, LLAMA2_7B, Precision.bf16, context=2048, grad_checkpointing=False
+    )
     n = LLAMA2_7B.params - LLAMA2_7B.input_embedding_params
     attention = 12 * 32 * 4096 * 2048
     assert train_flops(req, SPEED, 1.0) == pytest.approx(6 * n + attention)
@@ -132,7 +134,7 @@ def test_full_training_is_six_n_per_token() -> None:
 
 
 def test_recomputation_is_not_model_flops_and_lora_is_four_n() -> None:
-    full = Request(Workload.full, LLAMA2_7B, Precision.bf16, grad_checkpointing=False)
+    full = Request.with_defaults(RULES.defaults, Workload.full, LLAMA2_7B, Precision.bf16, grad_checkpointing=False)
     ckpt = replace(full, grad_checkpointing=True)
     lora = replace(full, workload=Workload.lora)
     f = train_flops(full, SPEED, 1e9)
@@ -180,7 +182,9 @@ def test_link_wording_follows_the_interconnect_fields() -> None:
 def test_h100_finishes_big_pretraining_cheaper_than_a100() -> None:
     # 7B model, 1T tokens, 64 cards. Dense BF16: H100 SXM 989.4, A100 SXM 312 TFLOPS; each at its
     # platform's published MFU (rules.yaml speed.training.platforms: Hopper 0.38, Ampere 0.48).
-    req = Request(Workload.pretrain, LLAMA2_7B, Precision.bf16, context=4096, grad_checkpointing=False)
+    req = Request.with_defaults(
+        RULES.defaults, Workload.pretrain, LLAMA2_7B, Precision.bf16, context=4096, grad_checkpointing=False
+    )
     tokens = 1e12
     h = training_hours(req, tokens, H100, 64, RULES)
     a = training_hours(req, tokens, A100, 64, RULES)
@@ -220,14 +224,16 @@ def test_b200_trains_twice_as_fast_as_h100_per_card() -> None:
         for g in yaml.safe_load((ROOT / "data" / "gpus.yaml").read_text(encoding="utf-8"))["gpus"]
     }
     arch = shape(70, layers=80, hidden=8192, heads=64, kv_heads=8, vocab=128256, intermediate=28672)
-    req = Request(Workload.pretrain, arch, Precision.mixed, context=4096, gpus=8, zero_stage=3)
+    req = Request.with_defaults(
+        RULES.defaults, Workload.pretrain, arch, Precision.mixed, context=4096, gpus=8, zero_stage=3
+    )
     h100 = training_hours(req, 1e9, gpus["h100-sxm-80g"], 8, RULES)
     b200 = training_hours(req, 1e9, gpus["b200-sxm-180g"], 8, RULES)
     assert 1.8 <= h100.hours / b200.hours <= 2.2
 
 
 def test_decode_is_memory_bound_at_batch_one() -> None:
-    req = Request(Workload.inference, LLAMA2_7B, Precision.bf16, context=1024)
+    req = Request.with_defaults(RULES.defaults, Workload.inference, LLAMA2_7B, Precision.bf16, context=1024)
     t = decode_throughput(req, H100, 1, RULES)
     assert t.bound == "memory"
     d = SPEED.decode
@@ -243,7 +249,7 @@ def test_decode_is_memory_bound_at_batch_one() -> None:
 
 
 def test_decode_gets_compute_bound_at_large_batch_and_batching_helps() -> None:
-    small = Request(Workload.inference, LLAMA2_7B, Precision.bf16, context=16, batch=1)
+    small = Request.with_defaults(RULES.defaults, Workload.inference, LLAMA2_7B, Precision.bf16, context=16, batch=1)
     big = replace(small, batch=2048)
     assert decode_throughput(big, H100, 1, RULES).bound == "compute"
     assert (
@@ -254,7 +260,7 @@ def test_decode_gets_compute_bound_at_large_batch_and_batching_helps() -> None:
 def test_weight_only_int4_is_limited_by_dequantization_where_fp32_is_scarce() -> None:
     """TinyChat (mit-han-lab/llm-awq tinychat/README.md): AWQ int4 over FP16 on Llama-2-7B is 1.89x on
     A100 but 2.94x on RTX 4090: the A100 has 9.6 FP32 FLOPs per byte of bandwidth, the 4090 82."""
-    bf16 = Request(Workload.inference, LLAMA2_7B, Precision.bf16, context=256)
+    bf16 = Request.with_defaults(RULES.defaults, Workload.inference, LLAMA2_7B, Precision.bf16, context=256)
     int4 = replace(bf16, precision=Precision.int4)
 
     def speedup(g: Gpu) -> float:
@@ -267,7 +273,7 @@ def test_weight_only_int4_is_limited_by_dequantization_where_fp32_is_scarce() ->
 
 def test_tensor_parallel_decode_pays_two_all_reduces_per_layer() -> None:
     """Issue 11: 8-way tensor parallel on A100 for a 7B model, published 328 tokens/s (the old engine said 880)."""
-    req = Request(Workload.inference, LLAMA2_7B, Precision.bf16, context=512)
+    req = Request.with_defaults(RULES.defaults, Workload.inference, LLAMA2_7B, Precision.bf16, context=512)
     one = decode_step(LLAMA2_7B, Precision.bf16, Precision.bf16, 1, 512, A100, 1, RULES)
     eight = decode_step(LLAMA2_7B, Precision.bf16, Precision.bf16, 1, 512, A100, 8, RULES)
     assert one.comm == 0
@@ -284,22 +290,27 @@ def test_moe_experts_touched() -> None:
     assert expected_experts_touched(8, 2, 1) == pytest.approx(2)
     assert expected_experts_touched(8, 2, 1000) == pytest.approx(8)
     assert 2 < expected_experts_touched(8, 2, 4) < 8
-    one = decode_throughput(Request(Workload.inference, MIXTRAL, Precision.bf16, context=256), H100, 2, RULES)
+    one = decode_throughput(
+        Request.with_defaults(RULES.defaults, Workload.inference, MIXTRAL, Precision.bf16, context=256), H100, 2, RULES
+    )
     many = decode_throughput(
-        Request(Workload.inference, MIXTRAL, Precision.bf16, context=256, batch=32), H100, 2, RULES
+        Request.with_defaults(RULES.defaults, Workload.inference, MIXTRAL, Precision.bf16, context=256, batch=32),
+        H100,
+        2,
+        RULES,
     )
     # batch 1 reads ~13B params' worth, not all 46.7B
     assert one.per_token_ms < many.per_token_ms
 
 
 def test_more_cards_decode_faster() -> None:
-    req = Request(Workload.inference, LLAMA2_7B, Precision.bf16, context=1024)
+    req = Request.with_defaults(RULES.defaults, Workload.inference, LLAMA2_7B, Precision.bf16, context=1024)
     speeds = [decode_throughput(replace(req, gpus=n), H100, n, RULES).tokens_per_s for n in (1, 2, 4, 8)]
     assert speeds == sorted(speeds)
 
 
 def test_prefill_is_compute_bound_with_a_weight_read_floor() -> None:
-    req = Request(Workload.inference, LLAMA2_7B, Precision.bf16, context=2048)
+    req = Request.with_defaults(RULES.defaults, Workload.inference, LLAMA2_7B, Precision.bf16, context=2048)
     s = prefill_seconds(req, H100, 1, RULES)
     # causal attention: each prompt token attends to half the prompt on average
     flops = forward_flops_per_token(LLAMA2_7B, 1024, SPEED) * 2048
@@ -312,7 +323,9 @@ def test_prefill_is_compute_bound_with_a_weight_read_floor() -> None:
 
 
 def test_serving_at_the_concurrency_memory_allows() -> None:
-    req = Request(Workload.inference, LLAMA2_7B, Precision.bf16, context=4096, output_tokens=1024)
+    req = Request.with_defaults(
+        RULES.defaults, Workload.inference, LLAMA2_7B, Precision.bf16, context=4096, output_tokens=1024
+    )
     n, capped = max_concurrency(req, H100, 1, RULES)
     # 76.8 GiB usable − ~16 GiB for weights and one sequence; MHA KV: 2·32·32·128·2 B = 512 KiB per token,
     # 2 GiB per 4,096-token sequence (+5 % fragmentation) -> about 29 sequences
@@ -333,7 +346,9 @@ def test_concurrency_matches_vllms_kv_budget() -> None:
     128 KiB per token, 1 GiB per 8,192-token sequence: 53 sequences. The engine counts 76.8 GiB
     usable on an 80 GB card (vLLM's default leaves 10 % unused), so it may fit a few more."""
     llama3_8b = shape(8.03, layers=32, hidden=4096, heads=32, kv_heads=8, vocab=128256, intermediate=14336)
-    req = Request(Workload.inference, llama3_8b, Precision.bf16, context=8192, output_tokens=1024)
+    req = Request.with_defaults(
+        RULES.defaults, Workload.inference, llama3_8b, Precision.bf16, context=8192, output_tokens=1024
+    )
     n, capped = max_concurrency(req, H100, 1, RULES)
     assert 1.0 <= n / 53 <= 1.15 and not capped
     # n is the largest count the estimate fits: one more does not.

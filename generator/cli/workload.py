@@ -135,12 +135,6 @@ def _arch(cat: Catalogue, args: argparse.Namespace) -> Arch:
 
 def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
     arch = _arch(cat, args)
-    d = cat.rules.defaults
-
-    def given(name: str, default: Any) -> Any:
-        value = getattr(args, name)
-        return default if value is None else value
-
     image = arch.kind is ModelKind.diffusion
     if image and args.workload != Workload.inference.value:
         raise UsageError(f'"{args.model}" is an image model: it is sized for generating images (--workload inference)')
@@ -149,14 +143,13 @@ def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
     if not image and (args.resolution is not None or args.offload is not None):
         raise UsageError("--resolution and --offload are for image models")
     context, output = _serving_lengths(cat, args, arch.kind is ModelKind.llm)
-    return Request(
-        workload=Workload(args.workload), arch=arch, precision=Precision(args.precision),
+    return Request.with_defaults(
+        cat.rules.defaults, Workload(args.workload), arch, Precision(args.precision),
         kv_precision=Precision(args.kv_precision) if args.kv_precision else None,
-        batch=given("batch", d.batch), context=context,
-        grad_checkpointing=given("grad_checkpointing", d.grad_checkpointing),
-        optimizer=Optimizer(given("optimizer", d.optimizer)), lora_rank=given("lora_rank", d.lora_rank),
-        gpus=gpus, zero_stage=given("zero_stage", d.zero_stage), output_tokens=output,
-        resolution=given("resolution", d.resolution), offload=Offload(given("offload", d.offload)),
+        batch=args.batch, context=context, grad_checkpointing=args.grad_checkpointing,
+        optimizer=None if args.optimizer is None else Optimizer(args.optimizer), lora_rank=args.lora_rank,
+        gpus=gpus, zero_stage=args.zero_stage, output_tokens=output, resolution=args.resolution,
+        offload=None if args.offload is None else Offload(args.offload),
     )  # fmt: skip
 
 

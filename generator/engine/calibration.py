@@ -72,7 +72,9 @@ def _gpu(gpus: dict[str, Gpu], gpu_id: str, overrides: dict[str, float | int | s
 
 def predict_training(case: TrainingCase, gpus: dict[str, Gpu], rules: Rules) -> float:
     gpu = _gpu(gpus, case.gpu, case.gpu_overrides)
-    req = Request(case.workload, _arch(case.arch, rules), Precision.bf16, context=case.context, gpus=case.gpus)
+    req = Request.with_defaults(
+        rules.defaults, case.workload, _arch(case.arch, rules), Precision.bf16, context=case.context, gpus=case.gpus
+    )
     if case.metric == "tokens_per_s_per_gpu":
         probe = 1e12
         t = speed.training_hours(req, probe, gpu, case.gpus, rules)
@@ -85,8 +87,8 @@ def predict_serving(case: ServingCase, gpus: dict[str, Gpu], rules: Rules) -> fl
     gpu = _gpu(gpus, case.gpu, case.gpu_overrides)
     n = case.gpus
     context = case.prompt_tokens + case.output_tokens
-    req = Request(
-        Workload.inference, _arch(case.arch, rules), case.precision, kv_precision=case.kv_precision,
+    req = Request.with_defaults(
+        rules.defaults, Workload.inference, _arch(case.arch, rules), case.precision, kv_precision=case.kv_precision,
         batch=case.batch or 1, context=context, gpus=n,
     )  # fmt: skip
     batch = case.batch or speed.max_concurrency(req, gpu, n, rules, cap=case.max_concurrency)[0]
@@ -109,9 +111,10 @@ def predict_diffusion(case: DiffusionCase, rules: Rules) -> float:
     total_b = sum(c.params for c in case.components) / 1e9
     arch = Arch.diffusion(total_b, parts, case.denoiser_passes, rules.memory.arch_defaults)
     assert arch.kind is ModelKind.diffusion
-    req = Request(
-        Workload.inference, arch, case.precision, batch=case.batch, resolution=case.resolution, offload=case.offload
-    )
+    req = Request.with_defaults(
+        rules.defaults, Workload.inference, arch, case.precision,
+        batch=case.batch, resolution=case.resolution, offload=case.offload,
+    )  # fmt: skip
     return memory.estimate(req, rules.memory).total_gib
 
 

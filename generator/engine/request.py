@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TypeVar
 
 from generator.data.records import Offload, Optimizer, Precision, Workload
-from generator.data.rules import PrefillLogits
+from generator.data.rules import DefaultRules, PrefillLogits
 from generator.engine.arch import Arch
+
+T = TypeVar("T")
 
 #: Breakdown keys, in display order. Persistent states: ``weights`` (as stored; for image models the
 #: components on the GPU at the peak), ``kv_cache``, ``gradients``, ``optimizer_states`` (16 bytes per
@@ -39,9 +42,10 @@ class Assumption:
     text_zh: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Request:
-    """One workload to size.
+    """One workload to size. Every field is stated: build one with :meth:`with_defaults`, which
+    takes what is not given from ``rules.yaml``'s ``defaults`` (the one source of defaults).
 
     ``batch`` is the per-card micro-batch for training, the number of concurrent
     sequences for serving a language model and the images generated together for an
@@ -50,36 +54,28 @@ class Request:
     Image models use ``resolution`` (side of a square image in pixels) and ``offload``
     instead of ``context``. ``gpus`` is the card count; ``zero_stage`` applies to
     training on more than one card (1: optimizer states, 2: + gradients, 3: + parameters
-    sharded). ``prefill_logits`` overrides the serving stack's logits (None: the stack
+    sharded). ``kv_precision`` None: the KV cache in the weights' precision.
+    ``prefill_logits`` overrides the serving stack's logits (None: the stack
     ``rules.memory.inference.serving_stack`` names).
     """
 
     workload: Workload
     arch: Arch
     precision: Precision
-    kv_precision: Precision | None = None
-    batch: int = 1
-    context: int = 2048
-    grad_checkpointing: bool = True
-    optimizer: Optimizer = Optimizer.adamw
-    lora_rank: int = 16
-    gpus: int = 1
-    zero_stage: int = 0
-    output_tokens: int | None = None
-    resolution: int = 1024
-    offload: Offload = Offload.none
-    prefill_logits: PrefillLogits | None = None
+    kv_precision: Precision | None
+    batch: int
+    context: int
+    grad_checkpointing: bool
+    optimizer: Optimizer
+    lora_rank: int
+    gpus: int
+    zero_stage: int
+    output_tokens: int | None
+    resolution: int
+    offload: Offload
+    prefill_logits: PrefillLogits | None
 
     def __post_init__(self) -> None:
-        # Accept plain strings for the enums (convenient in tests and scripts).
-        object.__setattr__(self, "workload", Workload(self.workload))
-        object.__setattr__(self, "precision", Precision(self.precision))
-        object.__setattr__(self, "optimizer", Optimizer(self.optimizer))
-        object.__setattr__(self, "offload", Offload(self.offload))
-        if self.kv_precision is not None:
-            object.__setattr__(self, "kv_precision", Precision(self.kv_precision))
-        if self.prefill_logits is not None:
-            object.__setattr__(self, "prefill_logits", PrefillLogits(self.prefill_logits))
         for name in ("batch", "context", "lora_rank", "gpus", "resolution"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
@@ -87,6 +83,45 @@ class Request:
             raise ValueError("zero_stage must be 0, 1, 2 or 3")
         if self.output_tokens is not None and not 1 <= self.output_tokens < self.context:
             raise ValueError("output_tokens must be at least 1 and below context (the prompt needs a token)")
+
+    @classmethod
+    def with_defaults(
+        cls,
+        defaults: DefaultRules,
+        workload: Workload,
+        arch: Arch,
+        precision: Precision,
+        *,
+        batch: int | None = None,
+        context: int | None = None,
+        grad_checkpointing: bool | None = None,
+        optimizer: Optimizer | None = None,
+        lora_rank: int | None = None,
+        zero_stage: int | None = None,
+        resolution: int | None = None,
+        offload: Offload | None = None,
+        gpus: int = 1,
+        kv_precision: Precision | None = None,
+        output_tokens: int | None = None,
+        prefill_logits: PrefillLogits | None = None,
+    ) -> Request:
+        """The request with each field left None taken from ``defaults`` (rules.yaml). ``gpus``
+        is one card unless given (the sizing tries more); ``kv_precision``, ``output_tokens`` and
+        ``prefill_logits`` keep their meaning of None (see the class)."""
+
+        def pick(value: T | None, default: T) -> T:
+            return default if value is None else value
+
+        d = defaults
+        return cls(
+            workload=workload, arch=arch, precision=precision, kv_precision=kv_precision,
+            batch=pick(batch, d.batch), context=pick(context, d.context),
+            grad_checkpointing=pick(grad_checkpointing, d.grad_checkpointing),
+            optimizer=pick(optimizer, d.optimizer), lora_rank=pick(lora_rank, d.lora_rank), gpus=gpus,
+            zero_stage=pick(zero_stage, d.zero_stage), output_tokens=output_tokens,
+            resolution=pick(resolution, d.resolution), offload=pick(offload, d.offload),
+            prefill_logits=prefill_logits,
+        )  # fmt: skip
 
     @property
     def tokens(self) -> int:

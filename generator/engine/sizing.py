@@ -9,15 +9,13 @@ estimate at that count, which is what the pages print.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any
 
 from generator.data.records import Gpu, ModelKind, OpenModel, Scenario, Workload
 from generator.data.rules import Rules
 from generator.engine import memory, speed
 from generator.engine.arch import Arch
 from generator.engine.request import Estimate, Request
-
-T = TypeVar("T")
 
 #: Largest card count the sizing tries (eight 8-card servers).
 MAX_CARDS = 64
@@ -72,27 +70,23 @@ def arch_for(model: OpenModel, rules: Rules) -> Arch:
 
 def scenario_request(scenario: Scenario, model: OpenModel, rules: Rules) -> Request:
     """A scenario's workload in the estimator's terms, on one card."""
-    d = rules.defaults
-
-    def pick(value: T | None, default: T) -> T:
-        return default if value is None else value
-
-    context = pick(scenario.context, d.context)
+    context = rules.defaults.context if scenario.context is None else scenario.context
     serving = scenario.workload is Workload.inference and model.kind is ModelKind.llm
-    return Request(
-        workload=scenario.workload,
-        arch=arch_for(model, rules),
-        precision=scenario.precision,
+    return Request.with_defaults(
+        rules.defaults,
+        scenario.workload,
+        arch_for(model, rules),
+        scenario.precision,
         kv_precision=scenario.kv_precision,
-        batch=pick(scenario.batch, d.batch),
+        batch=scenario.batch,
         context=context,
-        grad_checkpointing=pick(scenario.grad_checkpointing, d.grad_checkpointing),
-        optimizer=pick(scenario.optimizer, d.optimizer),
-        lora_rank=pick(scenario.lora_rank, d.lora_rank),
-        zero_stage=pick(scenario.zero_stage, d.zero_stage),
+        grad_checkpointing=scenario.grad_checkpointing,
+        optimizer=scenario.optimizer,
+        lora_rank=scenario.lora_rank,
+        zero_stage=scenario.zero_stage,
         output_tokens=output_tokens(scenario.output_tokens, context, rules) if serving else None,
-        resolution=pick(scenario.resolution, d.resolution),
-        offload=pick(scenario.offload, d.offload),
+        resolution=scenario.resolution,
+        offload=scenario.offload,
     )
 
 

@@ -101,25 +101,23 @@ def page_request(cat: Catalogue, model: OpenModel, workload: Workload) -> Reques
     arch = arch_for(model, cat.rules)
     if model.kind is ModelKind.diffusion:
         img = pages.diffusion
-        return Request(
-            workload=Workload.inference,
-            arch=arch,
-            precision=model.pipeline_precision or Precision.bf16,
+        return Request.with_defaults(
+            d,
+            Workload.inference,
+            arch,
+            model.pipeline_precision or Precision.bf16,
             batch=img.batch,
             resolution=img.resolution,
             offload=img.offload,
         )
     spec = getattr(pages, workload.value)
-    return Request(
-        workload=workload,
-        arch=arch,
-        precision=Precision(spec.precision),
+    return Request.with_defaults(
+        d,
+        workload,
+        arch,
+        Precision(spec.precision),
         batch=spec.batch,
         context=spec.context,
-        grad_checkpointing=d.grad_checkpointing,
-        optimizer=d.optimizer,
-        lora_rank=d.lora_rank,
-        zero_stage=d.zero_stage,
         output_tokens=output_tokens(spec.output_tokens, spec.context, cat.rules)
         if workload is Workload.inference
         else None,
