@@ -16,7 +16,8 @@ from generator.cli.main import build_parser
 from generator.cli.workload import recommend_result
 from generator.data.catalogue import Catalogue
 from generator.engine.bounds import BOUNDS
-from generator.pages.calculator import calculator_data, calculator_query, request_flags, scenario_flags
+from generator.engine.flags import request_flags
+from generator.pages.calculator import calculator_data, calculator_query, scenario_flags
 from generator.pipeline import Generated, Project, generate
 
 SWITCHES = {

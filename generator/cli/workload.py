@@ -22,6 +22,7 @@ from generator.data.validate import load_catalogue
 from generator.engine import memory, speed
 from generator.engine.arch import Arch
 from generator.engine.cost import Usage
+from generator.engine.flags import CLI_PRECISION, FLAG_OF, request_from_flags
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
 from generator.engine.request import Request
 from generator.engine.sizing import MAX_CARDS, arch_for, output_tokens, size_workload
@@ -50,7 +51,7 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
     p.add_argument("--active-params", type=bounded("active-params"), metavar="BILLIONS",
                    help="with --experts: parameters one token passes through")  # fmt: skip
     p.add_argument("--tied-embeddings", action="store_true", help="with --params: input and output embeddings shared")
-    p.add_argument("--precision", default=Precision.bf16.value, choices=[x.value for x in Precision])
+    p.add_argument("--precision", default=CLI_PRECISION.value, choices=[x.value for x in Precision])
     p.add_argument("--kv-precision", choices=[x.value for x in Precision])
     p.add_argument("--batch", type=bounded("batch"), help="default: rules.yaml defaults.batch")
     p.add_argument("--context", type=bounded("context"), help="tokens per sequence (default: rules.yaml)")
@@ -143,14 +144,8 @@ def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
     if not image and (args.resolution is not None or args.offload is not None):
         raise UsageError("--resolution and --offload are for image models")
     context, output = _serving_lengths(cat, args, arch.kind is ModelKind.llm)
-    return Request.with_defaults(
-        cat.rules.defaults, Workload(args.workload), arch, Precision(args.precision),
-        kv_precision=Precision(args.kv_precision) if args.kv_precision else None,
-        batch=args.batch, context=context, grad_checkpointing=args.grad_checkpointing,
-        optimizer=None if args.optimizer is None else Optimizer(args.optimizer), lora_rank=args.lora_rank,
-        gpus=gpus, zero_stage=args.zero_stage, output_tokens=output, resolution=args.resolution,
-        offload=None if args.offload is None else Offload(args.offload),
-    )  # fmt: skip
+    values = {flag: getattr(args, flag.replace("-", "_")) for flag in FLAG_OF.values()}
+    return request_from_flags(cat.rules.defaults, arch, values, gpus=gpus, context=context, output_tokens=output)
 
 
 def _serving_lengths(cat: Catalogue, args: argparse.Namespace, llm: bool) -> tuple[int, int | None]:

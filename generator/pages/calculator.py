@@ -10,7 +10,8 @@ rates, embedded once in the page as JSON (``escape.json_for_script``).
 
 The page's URL holds the calculator's state with keys named like the flags of
 ``gpu-guide recommend`` (``workload``, ``model``, ``precision``, ``hours-per-month`` …;
-switches as ``=1``). :func:`calculator_query` writes such a query for a scenario or a model
+switches as ``=1``; the request's flags are :mod:`generator.engine.flags`, shared with the command
+line). :func:`calculator_query` writes such a query for a scenario or a model
 page, with only the values that differ from what the command line would assume.
 """
 
@@ -21,12 +22,13 @@ from typing import Any
 from urllib.parse import quote
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Gpu, ModelKind, Offer, OpenModel, Precision, Workload
+from generator.data.records import Gpu, ModelKind, Offer, OpenModel, Workload
 from generator.engine.bounds import BOUNDS
 from generator.engine.cost import Usage
+from generator.engine.flags import num, request_flags
 from generator.engine.recommend import scenario_requires_cuda
 from generator.engine.request import Request
-from generator.engine.sizing import MAX_CARDS, output_tokens
+from generator.engine.sizing import MAX_CARDS
 from generator.pages.names import (
     BILLING_NAMES,
     DELIVERY_NAMES,
@@ -38,8 +40,6 @@ from generator.pages.render import price_label
 
 #: The rules sections the engine reads (``pages`` is editorial and stays out).
 RULE_SECTIONS = ("cost", "prices", "defaults", "delivery", "memory", "speed")
-#: ``recommend``'s default precision (generator/cli/workload.py); the URL leaves it out.
-CLI_PRECISION = Precision.bf16
 
 
 def calculator_data(cat: Catalogue) -> dict[str, Any]:
@@ -145,53 +145,16 @@ def _offer(cat: Catalogue, o: Offer) -> dict[str, Any]:
 # --------------------------------------------------------------------------- links into the calculator
 
 
-def request_flags(cat: Catalogue, model_id: str, req: Request, job_tokens_b: float | None) -> dict[str, str]:
-    """The ``recommend`` flags that describe ``req`` for a model of the data, leaving out every value the
-    command line (and the calculator) would assume anyway."""
-    d = cat.rules.defaults
-    model = cat.models[model_id]
-    flags: dict[str, str] = {"workload": req.workload.value, "model": model_id}
-    if req.precision is not CLI_PRECISION:
-        flags["precision"] = req.precision.value
-    if req.kv_precision is not None:
-        flags["kv-precision"] = req.kv_precision.value
-    if req.batch != d.batch:
-        flags["batch"] = _num(req.batch)
-    if model.kind is ModelKind.diffusion:
-        if req.resolution != d.resolution:
-            flags["resolution"] = _num(req.resolution)
-        if req.offload is not d.offload:
-            flags["offload"] = req.offload.value
-        return flags
-    if req.context != d.context:
-        flags["context"] = _num(req.context)
-    if req.workload is Workload.inference:
-        if req.output_tokens is not None and req.output_tokens != output_tokens(None, req.context, cat.rules):
-            flags["output-tokens"] = _num(req.output_tokens)
-        return flags
-    if req.grad_checkpointing is not d.grad_checkpointing:
-        flags["no-grad-checkpointing" if d.grad_checkpointing else "grad-checkpointing"] = "1"
-    if req.optimizer is not d.optimizer:
-        flags["optimizer"] = req.optimizer.value
-    if req.workload in (Workload.lora, Workload.qlora) and req.lora_rank != d.lora_rank:
-        flags["lora-rank"] = _num(req.lora_rank)
-    if req.zero_stage != d.zero_stage:
-        flags["zero-stage"] = _num(req.zero_stage)
-    if job_tokens_b is not None:
-        flags["job-tokens"] = _num(job_tokens_b)
-    return flags
-
-
 def usage_flags(cat: Catalogue, usage: Usage) -> dict[str, str]:
     """The month of use as flags, leaving out the defaults (``Usage.from_rules``)."""
     base = Usage.from_rules(cat.rules)
     flags: dict[str, str] = {}
     if usage.hours_per_month != base.hours_per_month:
-        flags["hours-per-month"] = _num(usage.hours_per_month)
+        flags["hours-per-month"] = num(usage.hours_per_month)
     if usage.disk_gb != base.disk_gb:
-        flags["disk-gb"] = _num(usage.disk_gb)
+        flags["disk-gb"] = num(usage.disk_gb)
     if usage.egress_gb_month != base.egress_gb_month:
-        flags["egress-gb"] = _num(usage.egress_gb_month)
+        flags["egress-gb"] = num(usage.egress_gb_month)
     if usage.public_ip != base.public_ip:
         flags["public-ip" if usage.public_ip else "no-public-ip"] = "1"
     return flags
@@ -200,13 +163,6 @@ def usage_flags(cat: Catalogue, usage: Usage) -> dict[str, str]:
 def calculator_query(flags: Mapping[str, str]) -> str:
     """``?workload=…&model=…`` for a link to the calculator (keys and values are ids and numbers)."""
     return "?" + "&".join(f"{k}={quote(v, safe='.,_-')}" for k, v in flags.items())
-
-
-def _num(value: float) -> str:
-    """A number as the command line reads it back exactly: 730, 0.1, 2.5."""
-    if float(value).is_integer():
-        return str(int(value))
-    return repr(float(value))
 
 
 def scenario_flags(cat: Catalogue, scenario_id: str, req: Request, usage: Usage) -> dict[str, str]:
@@ -220,7 +176,7 @@ def scenario_flags(cat: Catalogue, scenario_id: str, req: Request, usage: Usage)
     if s.domestic_only:
         flags["domestic-only"] = "1"
     if s.budget_cny_month is not None:
-        flags["budget"] = _num(s.budget_cny_month)
+        flags["budget"] = num(s.budget_cny_month)
     return flags
 
 

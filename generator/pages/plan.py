@@ -11,12 +11,13 @@ from typing import Any
 from generator.data.catalogue import Catalogue
 from generator.data.records import Billing, Gpu, Provider, Workload
 from generator.engine import cost as costs
+from generator.engine.flags import request_flags
 from generator.engine.links import describe_link
 from generator.engine.recommend import Option, links_cards, scenario_requires_cuda
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
-from generator.pages.calculator import calculator_data, calculator_query, request_flags, scenario_flags
+from generator.pages.calculator import calculator_data, calculator_query, scenario_flags
 from generator.pages.names import (
     COMPONENT_ROLE_NAMES,
     DELIVERY_NAMES,
