@@ -31,7 +31,7 @@ def by_file() -> dict[str, dict[str, Any]]:
 
 
 def render(files: list[dict[str, Any]]) -> str:
-    page = Page(path="editor-guide.md", template="editor_guide.md.j2", title="编辑指南", description="d",
+    page = Page(path="editor-guide.md", title="编辑指南", description="d",
                 context=EditorGuideContext(files))  # fmt: skip
     common = {"as_of": "2026-07-01", "root": ""}  # what every page gets from pages.generated_files
     return render_page(environment(REPO / "templates"), page, common).decode("utf-8")

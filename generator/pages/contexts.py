@@ -296,3 +296,59 @@ class BuyersContext:
 class TrendsContext:
     t: TrendResults
     topic_names: Mapping[str, str]
+
+
+#: Any page's context; :data:`TEMPLATE_OF` names its template, so a page's template and context
+#: cannot be mismatched (tests/test_template_variables.py checks the variables match too).
+PageContext = (
+    BuyersContext
+    | CalculatorContext
+    | ClaimsContext
+    | CompareContext
+    | CompareIndexContext
+    | DeliveryContext
+    | EditionsContext
+    | EditorGuideContext
+    | GpuContext
+    | GpusIndexContext
+    | HomeContext
+    | LadderContext
+    | MetricsContext
+    | ModelContext
+    | ModelsIndexContext
+    | PitfallsContext
+    | ProviderContext
+    | ProvidersIndexContext
+    | OwnershipContext
+    | ScenarioContext
+    | ScenariosIndexContext
+    | SourcesContext
+    | TrendsContext
+)
+
+#: The template under templates/pages/ of each page context type.
+TEMPLATE_OF: dict[type, str] = {
+    BuyersContext: "buyers.md.j2",
+    CalculatorContext: "calculator.md.j2",
+    ClaimsContext: "claims.md.j2",
+    CompareContext: "compare.md.j2",
+    CompareIndexContext: "compare_index.md.j2",
+    DeliveryContext: "delivery.md.j2",
+    EditionsContext: "editions.md.j2",
+    EditorGuideContext: "editor_guide.md.j2",
+    GpuContext: "gpu.md.j2",
+    GpusIndexContext: "gpus_index.md.j2",
+    HomeContext: "home.md.j2",
+    LadderContext: "ladder.md.j2",
+    MetricsContext: "metrics.md.j2",
+    ModelContext: "model.md.j2",
+    ModelsIndexContext: "models_index.md.j2",
+    PitfallsContext: "pitfalls.md.j2",
+    ProviderContext: "provider.md.j2",
+    ProvidersIndexContext: "providers_index.md.j2",
+    OwnershipContext: "rent_or_buy.md.j2",
+    ScenarioContext: "scenario.md.j2",
+    ScenariosIndexContext: "scenarios_index.md.j2",
+    SourcesContext: "sources.md.j2",
+    TrendsContext: "trends.md.j2",
+}

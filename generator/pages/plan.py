@@ -71,10 +71,9 @@ class _Planner:
     def add(
         self,
         path: str,
-        template: str,
         title: str,
         description: str,
-        context: Any,
+        context: ctx.PageContext,
         inputs: tuple[str, ...],
         trail: tuple[Crumb, ...] = (),
         extra_ld: tuple[dict[str, Any], ...] = (),
@@ -88,7 +87,6 @@ class _Planner:
         self.pages.append(
             Page(
                 path,
-                template,
                 title,
                 clip(description, self.cat.rules.pages.description_max_chars),
                 context,
@@ -116,7 +114,6 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
 
     pl.add(
         "index.md",
-        "home.md.j2",
         "按工作负载选 GPU：显存、卡数、交付形式与月成本",
         _home_description(cat),
         ctx.HomeContext(
@@ -132,7 +129,6 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
     )
     pl.add(
         "ladder.md",
-        "ladder.md.j2",
         "GPU 天梯图：稠密算力、显存与租金排行",
         f"{n_gpus} 款租赁常见 GPU 按稠密 BF16 算力排序，附显存、带宽、参考月租和每 TFLOP 时价格，数据截至 {cat.as_of}。",
         ctx.LadderContext(
@@ -145,7 +141,6 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
     )
     pl.add(
         "scenarios/index.md",
-        "scenarios_index.md.j2",
         f"{n_scenarios} 个典型场景的选型方案",
         "、".join(r.scenario.title for r in results.scenarios.values())[:60] + "：按规则计算的选型结果与月成本。",
         ctx.ScenariosIndexContext(srows),
@@ -153,7 +148,6 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
     )
     pl.add(
         "pitfalls.md",
-        "pitfalls.md.j2",
         "GPU 租赁避坑指南",
         f"{n_pitfalls} 个常见选型错误，每条都附数据：" + "、".join(p.title for p in cat.pitfalls),
         ctx.PitfallsContext(_pitfall_items(cat, results.scenarios)),
@@ -161,7 +155,6 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
     )
     pl.add(
         "delivery.md",
-        "delivery.md.j2",
         "GPU 容器实例还是裸金属服务器",
         "容器实例与裸金属的隔离、互联、计费差异，以及按卡数和任务类型选择交付形式的规则。",
         ctx.DeliveryContext(
@@ -175,7 +168,6 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
     )
     pl.add(
         "gpus/index.md",
-        "gpus_index.md.j2",
         "GPU 详情",
         f"{n_gpus} 款 GPU 的规格、数据来源和租赁报价一览。",
         ctx.GpusIndexContext(ladder),
@@ -183,7 +175,6 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
     )
     pl.add(
         "sources.md",
-        "sources.md.j2",
         "数据来源",
         "本站每个规格数字和价格的来源链接与日期，以及成本计算的假设。",
         ctx.SourcesContext(
@@ -193,7 +184,6 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
     )
     pl.add(
         "calculator.md",
-        "calculator.md.j2",
         "GPU 选型与成本计算器",
         "填模型或参数量、用法、精度和用量，按本站的公式和报价算出每款 GPU 要几张卡、每月和整个任务花多少钱。",
         ctx.CalculatorContext(calculator_data(cat)),
@@ -203,7 +193,6 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
     latest = cat.editions[-1].date.isoformat() if cat.editions else None
     pl.add(
         "editions.md",
-        "editions.md.j2",
         "本期变化：数据更新记录",
         f"每次数据更新的变化：价格、规格、天梯排名和场景推荐。最近一次更新 {latest or '暂无'}。",
         ctx.EditionsContext(list(reversed(cat.editions))),
@@ -212,7 +201,6 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
     )
     pl.add(
         "editor-guide.md",
-        "editor_guide.md.j2",
         "编辑指南：如何维护数据",
         "如何新增 GPU、报价和场景，每个数据字段的含义、类型和取值范围，以及提交前的检查命令。",
         ctx.EditorGuideContext(editor_guide.field_docs(cat.rules)),
@@ -220,14 +208,13 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
     )
     pl.add(
         "models/index.md",
-        "models_index.md.j2",
         "模型显存与卡数速查",
         f"{len(cat.models)} 个开源模型在推理、LoRA、QLoRA 和全参微调下每卡要多少显存、各 GPU 需要几张卡。",
         ctx.ModelsIndexContext(models, cat.rules.pages.model_pages),
         everything,
     )
     _editorial_pages(pl, results, everything)
-    pl.add("compare/index.md", "compare_index.md.j2", "GPU 对比",
+    pl.add("compare/index.md", "GPU 对比",
            f"{len(pairs)} 组常被放在一起比较的 GPU：规格、每 TFLOP 价格、参照任务成本和计算结论。",
            ctx.CompareIndexContext(pairs, {k: v.rank_label for k, v in by_id.items()}), everything)  # fmt: skip
 
@@ -236,7 +223,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
         desc = s.summary
         if pick and pick.monthly:
             desc = f"计算推荐 {pick.gpu.name} × {pick.cards}，每月约 {cny(pick.monthly.total)}。{s.summary}"
-        pl.add(f"scenarios/{s.id}.md", "scenario.md.j2", s.title, desc,
+        pl.add(f"scenarios/{s.id}.md", s.title, desc,
                ctx.ScenarioContext(s, r.request, r.usage, r.rec, cat.models[s.model], _reader_disagreement(cat, r),
                                    _assumptions(r), r.api, calculator_query(scenario_flags(cat, s.id, r.request, r.usage)),
                                    scenario_requires_cuda(s, cat.rules), _job_note(cat, pick)),
@@ -271,7 +258,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
             if series
             else None
         )
-        pl.add(f"gpus/{gpu.id}.md", "gpu.md.j2", f"{gpu.name} 规格与租赁价格", _gpu_description(gpu, row),
+        pl.add(f"gpus/{gpu.id}.md", f"{gpu.name} 规格与租赁价格", _gpu_description(gpu, row),
                ctx.GpuContext(gpu=gpu, row=row, offers=current_rows, history=history_rows,
                               spreads=results.spreads[gpu.id], series=series, history_chart=history_svg,
                               no_offer_reason=None if pickable else _no_price_reason(cat, gpu),
@@ -298,19 +285,19 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
         gpu_rows = [(by_id[gid], _lowest([r for r in rows if r.gpu.id == gid], tiers)) for gid in
                     dict.fromkeys(r.gpu.id for r in rows)]  # fmt: skip
         lastmod = max((o.as_of for o in summary.current + summary.history), default=cat.as_of).isoformat()
-        pl.add(f"providers/{prov.id}.md", "provider.md.j2", f"{prov.name} GPU 租赁价格", _provider_description(prov, gpu_rows),
+        pl.add(f"providers/{prov.id}.md", f"{prov.name} GPU 租赁价格", _provider_description(prov, gpu_rows),
                ctx.ProviderContext(summary, rows, history_rows, _extra_rows(prov), gpu_rows, cat.rules.cost),
                provider_inputs, trail=(PROVIDERS,),
                extra_ld=(provider_ld(prov, summary.current, gpu_names, pricing, site_url),), lastmod=lastmod)  # fmt: skip
     n_providers = len(cat.providers)
-    pl.add("providers/index.md", "providers_index.md.j2", "GPU 租赁平台与报价",
+    pl.add("providers/index.md", "GPU 租赁平台与报价",
            f"{n_providers} 家国内外 GPU 租赁平台、云厂商和行情来源：各家的卡型、计费方式、交付形式和每卡价格。",
            ctx.ProvidersIndexContext(results.providers, cheapest, gpu_names), provider_inputs)  # fmt: skip
 
     for mp in models:
         title = f"{mp.model.name} {_kind_label(mp)}需要多少显存、几张卡"
         faq = _model_faq(mp, cat.rules.memory.inference.serving_stack.name)
-        pl.add(f"models/{mp.slug}.md", "model.md.j2", title, faq[0][0] + faq[0][1],
+        pl.add(f"models/{mp.slug}.md", title, faq[0][0] + faq[0][1],
                ctx.ModelContext(mp, faq, [reader_text(a.text_zh) for a in mp.single_card.assumptions], _kind_label(mp),
                                 _component_rows(mp), model_pages.speed_unconfirmed,
                                 calculator_query(request_flags(cat, mp.model.id, mp.request, mp.job_tokens_b))),
@@ -322,7 +309,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
         question = f"{pair.a.name} 和 {pair.b.name} 哪个划算？"
         if pair.queries:  # the words people search with come first in the description
             question = f"{pair.queries[0]}？{question}"
-        pl.add(f"compare/{pair.slug}.md", "compare.md.j2", f"{pair.a.name} 对比 {pair.b.name}", f"{question}{text}",
+        pl.add(f"compare/{pair.slug}.md", f"{pair.a.name} 对比 {pair.b.name}", f"{question}{text}",
                ctx.CompareContext(pair, jobs, text, (by_id[pair.a.id], by_id[pair.b.id]), spec_rows),
                specs_prices + ("data/scenarios.yaml",), trail=(COMPARE,), extra_ld=(faq_ld([(question, text)]),))  # fmt: skip
     return pl.pages
@@ -534,7 +521,6 @@ def _editorial_pages(pl: _Planner, results: Results, inputs: tuple[str, ...]) ->
     m = results.metrics
     pl.add(
         "metrics.md",
-        "metrics.md.j2",
         "GPU 指标怎么看：精度、稀疏、显存带宽、互联与功耗",
         "FP32、BF16、FP8、INT8 各用在哪，稀疏算力为什么是稠密的两倍，显存容量和带宽各决定什么，"
         "NVLink 与 PCIe 差多少，功耗换成电费是多少。",
@@ -545,7 +531,6 @@ def _editorial_pages(pl: _Planner, results: Results, inputs: tuple[str, ...]) ->
     summary = "，".join(f"{v.value} {n} 条" for v, n in counts if n)
     pl.add(
         "claims.md",
-        "claims.md.j2",
         "常见说法核对：GPU 租赁文章里的数字对不对",
         f"用本站数据逐条核对 {len(results.claims)} 条常见说法（{summary}），每条附计算出的数字和理由。",
         ctx.ClaimsContext(results.claims, cat.claims.tolerance, VERDICT_CLASSES),
@@ -555,7 +540,6 @@ def _editorial_pages(pl: _Planner, results: Results, inputs: tuple[str, ...]) ->
     start = default_inputs(own) if own else None
     pl.add(
         "rent-or-buy.md",
-        "rent_or_buy.md.j2",
         "租还是买：买卡的钱多久能回本",
         "按有来源的买价、功耗电费、托管和残值，算出持有一张卡每月多少钱、和租用比多久回本；可以改用你自己的参数。",
         ctx.OwnershipContext(
@@ -573,7 +557,6 @@ def _editorial_pages(pl: _Planner, results: Results, inputs: tuple[str, ...]) ->
     )
     pl.add(
         "buyers.md",
-        "buyers.md.j2",
         "三类用户怎么选 GPU：个人、API 服务和训练团队",
         "个人开发者、提供大模型 API 的中小企业和训练团队，各自典型任务按本站规则算出的推荐卡与成本。",
         ctx.BuyersContext(results.buyers),
@@ -581,7 +564,6 @@ def _editorial_pages(pl: _Planner, results: Results, inputs: tuple[str, ...]) ->
     )
     pl.add(
         "trends.md",
-        "trends.md.j2",
         "GPU 租赁市场趋势：出口管制、国产卡与显存",
         f"{len(results.trends.facts)} 条带日期和出处的市场动态，加上从本站规格和报价算出的趋势。",
         ctx.TrendsContext(results.trends, TREND_TOPIC_NAMES),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
@@ -20,6 +20,9 @@ from generator.data.records import Offer
 from generator.formats import cny, cny_range, gib, num, pct
 from generator.pages import escape
 from generator.pages.names import CURRENCY_SIGNS, UNIT_NAMES, variant
+
+if TYPE_CHECKING:
+    from generator.pages.contexts import PageContext
 
 #: Present in every generated text file, near the top; a file without it is hand-written.
 MARKER = "gpu-guide: generated file, do not edit"
@@ -30,16 +33,22 @@ class Page:
     """One generated Markdown page: where it goes, which template, and its context."""
 
     path: str  # relative to docs/, e.g. "scenarios/lora-7b.md"
-    template: str  # relative to templates/pages/
     title: str
     description: str
-    context: Any  # a dataclass from generator.pages.contexts
+    context: PageContext  # its type names the template (contexts.TEMPLATE_OF)
     breadcrumbs: tuple[tuple[str, str], ...] = ()  # (name, relative link) of the pages above
     inputs: tuple[str, ...] = ()  # data files the page is made from, for the marker
     hide_toc: bool = False  # wide tables: give them the table-of-contents column
     jsonld: Mapping[str, Any] | None = None  # structured data for search engines
     lastmod: str | None = None  # ISO date of the data the page shows (sitemap lastmod)
     nav_order: int | None = None  # place among pages a nav pattern matches (generator.publish.plugin)
+
+    @property
+    def template(self) -> str:
+        """The template under templates/pages/, chosen by the context's type."""
+        from generator.pages.contexts import TEMPLATE_OF  # contexts uses the row helpers beside this module
+
+        return TEMPLATE_OF[type(self.context)]
 
 
 def environment(templates: Path) -> jinja2.Environment:
