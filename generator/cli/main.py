@@ -92,7 +92,9 @@ def _main(argv: Sequence[str] | None) -> int:
     from generator.publish.staging import OutputError
 
     try:
-        return _run(args)
+        code = _run(args)
+        sys.stdout.flush()  # a full disk or `> /dev/full` fails here, inside the handlers below
+        return code
     except DataError as exc:
         print(render(exc.problems), file=sys.stderr)
         n = sum(1 for p in exc.problems if p.severity is Severity.error)
@@ -105,18 +107,38 @@ def _main(argv: Sequence[str] | None) -> int:
         return 1
     except BrokenPipeError:
         # The reader went away (`gpu-guide recommend … | head`): end quietly, as Unix tools do.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _discard_stdout()
         return 0
     except KeyboardInterrupt:
         raise
+    except OSError as exc:
+        # A full disk, `> /dev/full`, a quota: the output could not be written.
+        _discard_stdout()
+        where = f" {exc.filename}" if exc.filename else " the output"
+        print(f"gpu-guide: cannot write{where}: {exc.strerror or exc}.", file=sys.stderr)
+        return 1
     except Exception as exc:
         print(
-            f"gpu-guide: internal error ({type(exc).__name__}: {exc}); nothing was written. "
+            f"gpu-guide: internal error ({type(exc).__name__}: {_short(str(exc))}); nothing was written. "
             "Please report this with the command you ran.",
             file=sys.stderr,
         )
         return 3
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail a second time."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def _short(text: str, limit: int = 300) -> str:
+    """An exception's text as one line of at most ``limit`` characters."""
+    from generator.data.problems import one_line
+
+    text = one_line(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _run(args: argparse.Namespace) -> int:
