@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -73,11 +74,31 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Stderr(logging.Handler):
+    """The library's messages (``gpu-guide`` logger) as ``gpu-guide: [warning: ]message`` lines on
+    the stderr of the moment (tests swap it), each on one line."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from generator.data.problems import one_line
+
+        kind = "warning: " if record.levelno >= logging.WARNING else ""
+        print(f"gpu-guide: {kind}{one_line(record.getMessage())}", file=sys.stderr)
+
+
+def _log_to_stderr() -> None:
+    logger = logging.getLogger("gpu-guide")
+    if not any(isinstance(h, _Stderr) for h in logger.handlers):
+        logger.addHandler(_Stderr())
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _log_to_stderr()
     try:
         return _main(argv)
     except KeyboardInterrupt as exc:
-        # Commands that write say what the interruption left (generator.publish.staging.Interrupted);
+        # Commands that write say what the interruption left (generator.publish.swap.Interrupted);
         # anything else was interrupted before it wrote a byte.
         print(f"Interrupted; {getattr(exc, 'message', 'nothing was written.')}", file=sys.stderr)
         return 130
@@ -89,7 +110,7 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
-    from generator.publish.staging import OutputError
+    from generator.publish.safe_files import OutputError
 
     try:
         code = _run(args)

@@ -25,7 +25,8 @@ from types import FrameType
 
 from generator.data.problems import DataError, render
 from generator.pipeline import Project, build
-from generator.publish.staging import Interrupted, OutputError
+from generator.publish.safe_files import OutputError
+from generator.publish.swap import Interrupted
 
 
 def _snapshot(folders: list[Path]) -> dict[Path, float]:

@@ -21,7 +21,8 @@ from generator.formats import cny
 from generator.pages import escape
 from generator.pipeline import Project, generate
 from generator.publish.lock import write_lock
-from generator.publish.staging import Interrupted, OutputError
+from generator.publish.safe_files import OutputError
+from generator.publish.swap import Interrupted
 from generator.review.compare import Report
 from generator.review.git import DiffError
 from generator.review.report import diff_report
