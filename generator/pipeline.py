@@ -3,7 +3,7 @@
 Nothing is written until every input is valid and every page rendered; the new
 ``docs/`` and ``site/`` are built in staging folders and swapped in at the end, under the
 project's write lock (:mod:`generator.publish.lock`). Ctrl-C is turned into
-:class:`~generator.publish.staging.Interrupted`, whose message says what was written.
+:class:`~generator.publish.swap.Interrupted`, whose message says what was written.
 """
 
 from __future__ import annotations
@@ -17,17 +17,10 @@ from generator.data.validate import load_catalogue
 from generator.pages.files import generated_files
 from generator.publish.lock import write_lock
 from generator.publish.mkdocs_build import build_site
+from generator.publish.ownership import plan
+from generator.publish.safe_files import check_output_folder, remove_tree
 from generator.publish.site_config import SiteSettings, read_site_settings
-from generator.publish.staging import (
-    Interrupted,
-    check_output_folder,
-    deferred_signals,
-    plan,
-    remove_tree,
-    site_stage_for,
-    stage_docs,
-    swap_all,
-)
+from generator.publish.swap import Interrupted, deferred_signals, site_stage_for, stage_docs, swap_all
 from generator.results.evaluate import Results, evaluate
 from generator.results.scenarios import editor_notices
 
@@ -83,10 +76,11 @@ def generate(project: Project, *, production: bool = False) -> Generated:
 def build(project: Project, *, site: bool = True, production: bool = False) -> Generated:
     """Regenerate docs/ and (unless ``site`` is False) build site/ with MkDocs, atomically.
 
-    Raises :class:`~generator.publish.staging.Interrupted` on Ctrl-C once anything may have
-    been written (a plain KeyboardInterrupt before that: nothing was).
+    The data is read under the project's write lock, so a build never swaps in pages made
+    from data that another writer (``edition``, ``serve``) changed meanwhile. Raises
+    :class:`~generator.publish.swap.Interrupted` on Ctrl-C once anything may have been
+    written (a plain KeyboardInterrupt before that: nothing was).
     """
-    gen = generate(project, production=production)
     where, are, were = (
         (f"{project.docs.name}/ and {project.site.name}/", "are", "were")
         if site
@@ -95,6 +89,9 @@ def build(project: Project, *, site: bool = True, production: bool = False) -> G
     phase = "waiting"
     try:
         with write_lock(project.root):
+            # The inputs are read under the lock: `serve`'s rebuilds and `edition` take it too, so
+            # what is swapped in below is what data/ holds while nobody else writes.
+            gen = generate(project, production=production)
             phase = "staging"
             if site:
                 check_output_folder(project.site)

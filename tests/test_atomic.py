@@ -21,7 +21,7 @@ import pytest
 from conftest import REPO, make_project, replace_in
 
 from generator.pipeline import Project, build
-from generator.publish.staging import JOURNAL
+from generator.publish.swap import JOURNAL
 
 HOOK = """
 import os, signal
@@ -40,12 +40,12 @@ if _point:
     _kind, _n = _point.split(":")
     _n = int(_n)
     if _kind == "write":  # after the n-th file written into the docs staging folder
-        import generator.publish.staging as _st
+        import generator.publish.swap as _st
 
         _orig_write = _st.write_file
 
-        def _write(root, rel, data):
-            result = _orig_write(root, rel, data)
+        def _write(root, rel, data, **kw):
+            result = _orig_write(root, rel, data, **kw)
             if ".docs-staging-" in str(root):
                 _hit(_n)
             return result
@@ -63,7 +63,7 @@ if _point:
 
         _mb._build_page = _page
     elif _kind in ("swap", "preswap"):  # before / after the n-th folder swap
-        import generator.publish.staging as _out
+        import generator.publish.swap as _out
 
         _orig_swap = _out.swap_in
 
@@ -119,7 +119,7 @@ if _int:
 
         _mb._build_page = _page_int
     elif _int == "swap":  # right after docs/ is swapped in, before site/
-        import generator.publish.staging as _st
+        import generator.publish.swap as _st
 
         _orig_swap_int = _st.swap_in
         _swaps = [0]

@@ -330,3 +330,18 @@ def test_home_page_links_the_calculator(browser, server: str) -> None:  # type: 
     links = page.eval_on_selector_all("article a", "as => as.map(a => a.getAttribute('href'))")
     assert any(h and h.rstrip("/").endswith("calculator") for h in links), links
     page.close()
+
+
+@pytest.mark.parametrize("word", ["constructor", "__proto__", "toString", "hasOwnProperty"])
+def test_a_prototype_name_in_the_link_is_a_message_not_a_crash(browser, server: str, word: str) -> None:  # type: ignore[no-untyped-def]
+    """Issue 23: ``?workload=constructor`` read ``Object.prototype.constructor`` as the list of
+    precisions, threw an uncaught TypeError and blanked the results."""
+    page = open_calc(browser, server, f"?workload={word}&model=llama-2-7b")
+    assert page.errors == []
+    assert page.text_content("#calc-workload-error") == f"用法不认识“{word}”"
+    assert page.get_attribute("#gpu-calc", "data-state") == "error"
+    page.close()
+    page = open_calc(browser, server, f"?workload=inference&model=llama-2-7b&precision={word}")
+    assert page.errors == []
+    assert page.text_content("#calc-precision-error") == f"精度不认识“{word}”"
+    page.close()

@@ -10,6 +10,7 @@ show the arithmetic. Only the list of generated files comes from the generator i
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -529,3 +530,40 @@ def test_data_file_as_a_link_at_ref_is_not_followed(tmp_path: Path, capsys: pyte
         f"gpu-guide diff: {commit} lacks data/gpus.yaml; a build needs every data file, so there is nothing to "
         "compare.\n",
     )
+
+
+# --------------------------------------------------------------------------- data text is never markup (issue 23)
+
+#: (a GPU name, how the report writes it in a list item, and in a table cell). The expected
+#: spans are written by hand from GitHub's rules: a code span shows its text as typed, its
+#: fence is longer than any backtick run inside, and a table cell needs ``\|`` even in code.
+NAME_PAYLOADS = [
+    ("![x](https://evil.example/p.png)", "`![x](https://evil.example/p.png)`", "`![x](https://evil.example/p.png)`"),
+    ("[click](https://evil.example/)", "`[click](https://evil.example/)`", "`[click](https://evil.example/)`"),
+    ("<details open><summary>x</summary>", "`<details open><summary>x</summary>`",
+     "`<details open><summary>x</summary>`"),
+    ("@org/team please look", "`@org/team please look`", "`@org/team please look`"),
+    ("x | y `z`", "`` x | y `z` ``", "`` x \\| y `z` ``"),
+    ("**b** _i_ ~s~ :smile: $x$ www.evil.example", "`**b** _i_ ~s~ :smile: $x$ www.evil.example`",
+     "`**b** _i_ ~s~ :smile: $x$ www.evil.example`"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "in_list", "in_cell"), NAME_PAYLOADS, ids=[p[0][:12] for p in NAME_PAYLOADS])
+def test_data_text_in_the_report_is_never_markup(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, in_list: str, in_cell: str
+) -> None:
+    """The report is posted as the pull-request comment; on main a GPU name carrying an image,
+    a link, ``<details open>`` or an ``@org/team`` mention went into it verbatim."""
+    root = committed_project(tmp_path)
+    gpus = root / "data" / "gpus.yaml"
+    quoted = '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    gpus.write_text(gpus.read_text(encoding="utf-8") + L40S.replace("name: L40S 48GB", f"name: {quoted}"), "utf-8")
+    replace_in(gpus, "name: A100 80GB SXM", f"name: {quoted}")
+    code, out, err = run_diff(root, capsys, "--base", "HEAD")
+    assert (code, err) == (0, "")
+    assert f"\n- `l40s-48g` {in_list} (ladder rank 2)\n" in out
+    assert f"\n| `a100-sxm-80g` | `name` | A100 80GB SXM | {in_cell} |\n" in out
+    outside_code = re.sub(r"(`+).*?\1", "", out)
+    for markup in ("<", "](", "![", "@", "www.", ":smile:", "~s~"):
+        assert markup not in outside_code, markup

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from conftest import replace_in
-from test_diff import _own_git_environment, committed_project  # noqa: F401  (autouse fixture)
+from test_diff import _own_git_environment, committed_project, git  # noqa: F401  (autouse fixture)
 
 from generator.cli.main import main
 from generator.pipeline import Project, generate
@@ -111,3 +111,67 @@ def test_edition_waits_for_the_write_lock(
     finally:
         holder.kill()
         holder.wait()
+
+
+# --------------------------------------------------------------------------- never a file the next build refuses (issue 23)
+
+ENTRY_START = '  - date: 2026-08-01\n    title: "8 月报价"\n'
+EDITION = ["edition", "--base", "HEAD", "--date", "2026-08-01", "--title", "8 月报价"]
+
+
+def test_a_file_without_a_final_line_break_gets_the_entry_on_its_own_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On main the entry was glued onto the last line (``…更新"  - date: …``) and the next build failed."""
+    root = committed_project(tmp_path)
+    existing = 'editions:\n  - date: 2026-07-01\n    title: "7 月"\n    changes:\n      - "首期"'
+    (root / "data" / "editions.yaml").write_text(existing, encoding="utf-8")
+    replace_in(root / "data" / "offers.yaml", "    price: 2\n", "    price: 2.5\n")
+    assert main(["--root", str(root), *EDITION]) == 0
+    text = (root / "data" / "editions.yaml").read_text(encoding="utf-8")
+    assert text.startswith(existing + "\n" + ENTRY_START)
+    capsys.readouterr()
+    assert [e.title for e in generate(Project.at(root)).catalogue.editions] == ["7 月", "8 月报价"]
+
+
+@pytest.mark.parametrize(
+    "existing",
+    [
+        "editions: []\n",
+        'editions: [{date: 2026-07-01, title: "7 月", changes: ["首期"]}]\n',
+        "editions:\n- date: 2026-07-01\n  title: 7 月\n  changes: [首期]\n",  # block style, other indent
+    ],
+    ids=["empty-flow", "flow", "other-indent"],
+)
+def test_a_file_the_entry_cannot_join_is_refused_and_unchanged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], existing: str
+) -> None:
+    """On main these got "Appended" and exit 0, and the next build refused the file."""
+    root = committed_project(tmp_path)
+    (root / "data" / "editions.yaml").write_text(existing, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "editions")
+    replace_in(root / "data" / "offers.yaml", "    price: 2\n", "    price: 2.5\n")
+    assert main(["--root", str(root), *EDITION]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("data/editions.yaml:")
+    assert err.endswith(
+        "gpu-guide edition: refused: appending the entry would leave data/editions.yaml as above, which the next "
+        "build would refuse; data/editions.yaml is unchanged. Write it in block style (`editions:` then one "
+        "`  - date:` item per edition), fix what is listed, and run edition again.\n"
+    )
+    assert (root / "data" / "editions.yaml").read_text(encoding="utf-8") == existing
+
+
+def test_a_title_the_next_build_refuses_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 201-character title passed the character check; the next build refused it (at most 200)."""
+    root = committed_project(tmp_path)
+    replace_in(root / "data" / "offers.yaml", "    price: 2\n", "    price: 2.5\n")
+    assert main(["--root", str(root), "edition", "--base", "HEAD", "--title", "长" * 201]) == 2
+    assert capsys.readouterr() == (
+        "",
+        "gpu-guide edition: the entry would not validate, so nothing was written: title: String should have at "
+        "most 200 characters\n",
+    )
+    assert not (root / "data" / "editions.yaml").exists()

@@ -671,7 +671,8 @@ def test_unshowable_characters_from_escapes_are_refused(tmp_path: Path, escape: 
     )
 
 
-BIDI = ["200E", "200F", "202A", "202B", "202C", "202D", "202E", "2066", "2067", "2068", "2069"]
+#: Unicode's Bidi_Control characters as PropList.txt lists them (061C; 200E..200F; 202A..202E; 2066..2069).
+BIDI = ["061C", "200E", "200F", "202A", "202B", "202C", "202D", "202E", "2066", "2067", "2068", "2069"]
 
 
 @pytest.mark.parametrize("code", BIDI)

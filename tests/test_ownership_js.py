@@ -93,3 +93,67 @@ def test_form_data_carries_only_current_offers(tmp_path: Path) -> None:
     data = ownership_form_data(gen.catalogue, gen.results.ownership, default_inputs(gen.catalogue.ownership))
     h100 = next(r for r in data["rows"] if r["id"] == "h100-server")
     assert [o["id"] for o in h100["offers"]] == ["bm-h100-8"]
+
+
+# --------------------------------------------------------------------------- impossible inputs (issue 23)
+
+#: Inputs no data centre or card can have, each with the reason both sides give.
+IMPOSSIBLE: list[tuple[dict[str, float], str]] = [
+    ({"pue": 0.5}, "pue must be from 1 to 3, got 0.5"),
+    ({"pue": 100}, "pue must be from 1 to 3, got 100"),
+    ({"years": 0}, "years must be above 0 and at most 10, got 0"),
+    ({"hours_per_day": 25}, "hours_per_day must be above 0 and at most 24, got 25"),
+    ({"resale_fraction": 1}, "resale_fraction must be from 0 to 0.99, got 1"),
+    ({"electricity_cny_per_kwh": -0.5}, "electricity_cny_per_kwh must be from 0 to 10, got -0.5"),
+]
+
+REFUSALS = """
+const api = require(process.argv[1]);
+const {inputs} = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const out = inputs.map(i => { try { api.checkInputs(i); return null; } catch (e) { return e.message; } });
+process.stdout.write(JSON.stringify({limits: api.LIMITS, out}));
+"""
+
+
+def test_impossible_inputs_are_refused_alike_in_python_and_js(gen: Generated) -> None:
+    """On main PUE 0.5 or 100 went into the rent-or-buy table (the page's own form allows 1–3)."""
+    from generator.results.ownership import LIMITS
+
+    assert gen.catalogue.ownership is not None
+    start = default_inputs(gen.catalogue.ownership)
+    python_said = []
+    for change, reason in IMPOSSIBLE:
+        with pytest.raises(ValueError) as refused:
+            replace(start, **change)
+        python_said.append(str(refused.value))
+        assert str(refused.value) == reason
+    payload = json.dumps({"inputs": [{**vars(start), **change} for change, _ in IMPOSSIBLE] + [vars(start)]})
+    assert NODE is not None
+    run = subprocess.run(
+        [NODE, "-e", REFUSALS, str(REPO / "docs" / "javascripts" / "ownership.js")],
+        input=payload, capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    got = json.loads(run.stdout)
+    assert got["out"] == [*python_said, None]
+    assert {k: tuple(v) for k, v in got["limits"].items()} == LIMITS
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("value: 1.5\n", "value: 0.5\n", "pue[0].value: must be at least 1, got 0.5"),
+        ("value: 1.5\n", "value: 100\n", "pue[0].value: must be at most 3, got 100"),
+    ],
+)
+def test_an_impossible_pue_in_the_data_is_refused_at_its_line(tmp_path: Path, old: str, new: str, message: str) -> None:
+    from generator.data.validate import load_catalogue
+
+    def edit(data: Path) -> None:
+        text = (data / "ownership.yaml").read_text(encoding="utf-8")
+        at = text.index("pue:")
+        (data / "ownership.yaml").write_text(text[:at] + text[at:].replace(old, new, 1), encoding="utf-8")
+
+    root = make_project(tmp_path, edit)
+    cat, problems = load_catalogue(root / "data", root)
+    assert cat is None
+    assert [p.format() for p in problems] == [f"data/ownership.yaml:30:12: {message}"]

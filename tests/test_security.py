@@ -32,7 +32,8 @@ from conftest import REPO, make_project
 from generator.cli.main import main
 from generator.pages.open_data import _csv
 from generator.pipeline import Project
-from generator.publish.staging import JOURNAL, MANIFEST
+from generator.publish.ownership import MANIFEST
+from generator.publish.swap import JOURNAL
 
 PLACEHOLDER_NOTE = (
     "note: site_url https://fixture.example.com/ is a placeholder; set the real domain in mkdocs.yml before "

@@ -47,6 +47,10 @@ const TEXT_FLAGS = ["params", ...ARCH_FLAGS, "experts", "experts-per-token", "ac
   "budget"];
 const SELECT_FLAGS = ["kv-precision", "offload", "optimizer", "zero-stage"];
 
+/** `table[key]` only when `table` has that key itself: a link's value such as "constructor",
+ * "__proto__" or "toString" is never read from Object.prototype. */
+const own = (table, key) => (Object.hasOwn(table, key) ? table[key] : undefined);
+
 function el(tag, text, cls) {
   const node = document.createElement(tag);
   if (text !== undefined && text !== null) node.textContent = text;
@@ -93,15 +97,15 @@ function init() {
   function fillPrecisions(keep) {
     const sel = input("precision");
     const wl = input("workload").value;
-    const choices = kind() === "diffusion" ? PRECISION_CHOICES.image : PRECISION_CHOICES[wl] || PRECISION_CHOICES.inference;
+    const choices = kind() === "diffusion" ? PRECISION_CHOICES.image : own(PRECISION_CHOICES, wl) || PRECISION_CHOICES.inference;
     const list = keep && !choices.includes(keep) ? [...choices, keep] : choices;
     sel.replaceChildren(...list.map((p) => {
-      const o = el("option", data.names.precision[p] || p);
+      const o = el("option", own(data.names.precision, p) || p);
       o.value = p;
       return o;
     }));
     sel.value = keep && list.includes(keep) ? keep : choices[0];
-    $("calc-precision").previousElementSibling.textContent = PRECISION_HINT[wl] && kind() !== "diffusion" ? PRECISION_HINT[wl] : "精度";
+    $("calc-precision").previousElementSibling.textContent = own(PRECISION_HINT, wl) && kind() !== "diffusion" ? own(PRECISION_HINT, wl) : "精度";
   }
 
   /** Add an option for a value the list does not have (a link's typo), so the engine can name it. */
@@ -131,7 +135,7 @@ function init() {
     }
     for (const o of input("workload").options) {
       if (o.value === "inference") o.textContent = k === "diffusion" ? "生成图像" : data.names.workload.inference;
-      else if (data.names.workload[o.value]) o.disabled = k === "diffusion"; // image models are sized for generation only
+      else if (own(data.names.workload, o.value)) o.disabled = k === "diffusion"; // image models are sized for generation only
     }
     const batchLabel = root.querySelector('[data-field="batch"] label');
     batchLabel.textContent = k === "diffusion" ? "每次出图张数" : wl === "inference" ? "并发请求数" : "每卡批大小（条）";

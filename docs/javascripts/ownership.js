@@ -9,6 +9,37 @@
   var DAY_HOURS = 24;
   var MONTHS_PER_YEAR = 12;
 
+  /* LIMITS: what each input may physically be, [lowest, highest, lowest excluded]; the same
+   * table as LIMITS in generator/results/ownership.py (tests/test_ownership_js.py compares them).
+   * PUE is total power over IT power, so never below 1. */
+  var LIMITS = {
+    hours_per_day: [0, 24, true],
+    years: [0, 10, true],
+    electricity_cny_per_kwh: [0, 10, false],
+    pue: [1, 3, false],
+    resale_fraction: [0, 0.99, false],
+    hosting_cny_per_kw_month: [0, 100000, false]
+  };
+
+  /* input_problem: why `value` cannot be the input `name`, or null */
+  function inputProblem(name, value) {
+    var l = LIMITS[name];
+    var low = l[2] ? value <= l[0] : value < l[0];
+    if (typeof value !== "number" || !isFinite(value) || low || value > l[1]) {
+      return name + " must be " + (l[2] ? "above " : "from ") + l[0] + (l[2] ? " and at most " : " to ") + l[1] +
+        ", got " + value;
+    }
+    return null;
+  }
+
+  /* OwnershipInputs' checks: an impossible input is refused, never computed with */
+  function checkInputs(inputs) {
+    Object.keys(LIMITS).forEach(function (name) {
+      var problem = inputProblem(name, inputs[name]);
+      if (problem !== null) throw new RangeError(problem);
+    });
+  }
+
   /* hours_per_month: hours of use in a month of `monthHours` hours */
   function hoursPerMonth(inputs, monthHours) {
     return inputs.hours_per_day * monthHours / DAY_HOURS;
@@ -57,13 +88,14 @@
 
   /* One row of the table at these inputs. */
   function computeRow(row, inputs, monthHours) {
+    checkInputs(inputs);
     var own = ownMonth(row.price_per_card, row.tdp_w, inputs, monthHours);
     var best = cheapestRent(row.offers, inputs, monthHours);
     if (best === null) return null;
     return { own: own, rent: best.rent, offer: best.offer.id, breakEven: breakEven(row.price_per_card, best.rent, own) };
   }
 
-  var api = { hoursPerMonth: hoursPerMonth, ownMonth: ownMonth, rentMonth: rentMonth,
+  var api = { LIMITS: LIMITS, inputProblem: inputProblem, checkInputs: checkInputs, hoursPerMonth: hoursPerMonth, ownMonth: ownMonth, rentMonth: rentMonth,
     cheapestRent: cheapestRent, breakEven: breakEven, computeRow: computeRow };
   if (typeof module !== "undefined" && module.exports) {
     module.exports = api;
@@ -73,14 +105,19 @@
 
   /* ------------------------------------------------------------------ the page */
 
+  /* The form's fields; each is checked against LIMITS (shown in the field's own unit: 残值 in %). */
   var FIELDS = [
-    { id: "own-hours", key: "hours_per_day", name: "每天使用小时", min: 0, max: 24, open: true, scale: 1 },
-    { id: "own-years", key: "years", name: "持有年限", min: 0, max: 10, open: true, scale: 1 },
-    { id: "own-price", key: "electricity_cny_per_kwh", name: "电价", min: 0, max: 10, scale: 1 },
-    { id: "own-pue", key: "pue", name: "PUE", min: 1, max: 3, scale: 1 },
-    { id: "own-resale", key: "resale_fraction", name: "残值", min: 0, max: 99, scale: 0.01 },
-    { id: "own-hosting", key: "hosting_cny_per_kw_month", name: "托管", min: 0, max: 100000, scale: 1 }
+    { id: "own-hours", key: "hours_per_day", name: "每天使用小时", scale: 1 },
+    { id: "own-years", key: "years", name: "持有年限", scale: 1 },
+    { id: "own-price", key: "electricity_cny_per_kwh", name: "电价", scale: 1 },
+    { id: "own-pue", key: "pue", name: "PUE", scale: 1 },
+    { id: "own-resale", key: "resale_fraction", name: "残值", scale: 0.01 },
+    { id: "own-hosting", key: "hosting_cny_per_kw_month", name: "托管", scale: 1 }
   ];
+
+  function shown(value, scale) {
+    return Math.round(value / scale * 1e9) / 1e9;
+  }
 
   function yuan(v) {
     return "¥" + Math.round(v).toLocaleString("en-US");
@@ -94,10 +131,10 @@
       var el = document.getElementById(f.id);
       var text = (el.value || "").trim();
       var v = Number(text);
-      var low = f.open ? v <= f.min : v < f.min;
-      if (text === "" || !isFinite(v) || low || v > f.max) {
+      var l = LIMITS[f.key];
+      if (text === "" || inputProblem(f.key, v * f.scale) !== null) {
         el.setAttribute("aria-invalid", "true");
-        var range = (f.open ? "大于 " : "不小于 ") + f.min + "、不大于 " + f.max;
+        var range = (l[2] ? "大于 " : "不小于 ") + shown(l[0], f.scale) + "、不大于 " + shown(l[1], f.scale);
         return { error: f.name + "要填 " + range + " 的数字，现在是“" + text + "”。", field: el };
       }
       el.removeAttribute("aria-invalid");

@@ -54,9 +54,16 @@ def run_calibrate(project: Project, folder: Path | None, markdown: bool) -> int:
     cat, problems = load_catalogue(project.data, display_root=project.root)
     if cat is None:
         raise DataError(problems)
-    files, bad = load_calibration(folder or project.root / "docs-dev" / "calibration")
+    where = folder or project.root / "docs-dev" / "calibration"
+    if not where.is_dir():
+        print(f"gpu-guide calibrate: {where} is not a folder of calibration cases (*.yaml)", file=sys.stderr)
+        return 2
+    files, bad = load_calibration(where)
     if bad:
         print(render(bad), file=sys.stderr)
+        return 2
+    if not files:
+        print(f"gpu-guide calibrate: {where} holds no calibration cases (*.yaml)", file=sys.stderr)
         return 2
     results = run(files, cat.gpus, cat.rules)
     summaries = summarise(results)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -79,11 +80,31 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Stderr(logging.Handler):
+    """The library's messages (``gpu-guide`` logger) as ``gpu-guide: [warning: ]message`` lines on
+    the stderr of the moment (tests swap it), each on one line."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from generator.data.problems import one_line
+
+        kind = "warning: " if record.levelno >= logging.WARNING else ""
+        print(f"gpu-guide: {kind}{one_line(record.getMessage())}", file=sys.stderr)
+
+
+def _log_to_stderr() -> None:
+    logger = logging.getLogger("gpu-guide")
+    if not any(isinstance(h, _Stderr) for h in logger.handlers):
+        logger.addHandler(_Stderr())
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _log_to_stderr()
     try:
         return _main(argv)
     except KeyboardInterrupt as exc:
-        # Commands that write say what the interruption left (generator.publish.staging.Interrupted);
+        # Commands that write say what the interruption left (generator.publish.swap.Interrupted);
         # anything else was interrupted before it wrote a byte.
         print(f"Interrupted; {getattr(exc, 'message', 'nothing was written.')}", file=sys.stderr)
         return 130
@@ -95,10 +116,12 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
-    from generator.publish.staging import OutputError
+    from generator.publish.safe_files import OutputError
 
     try:
-        return _run(args)
+        code = _run(args)
+        sys.stdout.flush()  # a full disk or `> /dev/full` fails here, inside the handlers below
+        return code
     except DataError as exc:
         print(render(exc.problems, getattr(args, "problem_format", OutputFormat.plain)), file=sys.stderr)
         n = sum(1 for p in exc.problems if p.severity is Severity.error)
@@ -111,18 +134,38 @@ def _main(argv: Sequence[str] | None) -> int:
         return 1
     except BrokenPipeError:
         # The reader went away (`gpu-guide recommend … | head`): end quietly, as Unix tools do.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _discard_stdout()
         return 0
     except KeyboardInterrupt:
         raise
+    except OSError as exc:
+        # A full disk, `> /dev/full`, a quota: the output could not be written.
+        _discard_stdout()
+        where = f" {exc.filename}" if exc.filename else " the output"
+        print(f"gpu-guide: cannot write{where}: {exc.strerror or exc}.", file=sys.stderr)
+        return 1
     except Exception as exc:
         print(
-            f"gpu-guide: internal error ({type(exc).__name__}: {exc}); nothing was written. "
+            f"gpu-guide: internal error ({type(exc).__name__}: {_short(str(exc))}); nothing was written. "
             "Please report this with the command you ran.",
             file=sys.stderr,
         )
         return 3
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail a second time."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def _short(text: str, limit: int = 300) -> str:
+    """An exception's text as one line of at most ``limit`` characters."""
+    from generator.data.problems import one_line
+
+    text = one_line(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -25,7 +25,8 @@ from types import FrameType
 
 from generator.data.problems import DataError, render
 from generator.pipeline import Project, build
-from generator.publish.staging import Interrupted, OutputError
+from generator.publish.safe_files import OutputError
+from generator.publish.swap import Interrupted
 
 
 def _snapshot(folders: list[Path]) -> dict[Path, float]:
@@ -52,6 +53,10 @@ def parse_address(dev_addr: str) -> tuple[str, int] | None:
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         return None
+    try:
+        host.encode("idna")  # what getaddrinfo does first; "x..y" has an empty label
+    except UnicodeError:
+        return None
     return host, int(port)
 
 
@@ -61,6 +66,8 @@ def port_problem(host: str, port: int) -> str | None:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError as exc:
         return exc.strerror or str(exc)
+    except UnicodeError:  # "x..y": an empty label is no host name at all
+        return f"{host!r} is not a host name"
     family, kind, proto, _name, address = infos[0]
     with socket.socket(family, kind, proto) as sock:
         # MkDocs' server sets SO_REUSEADDR too, so a port in TIME_WAIT is not "busy" for it either.
@@ -148,7 +155,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 #: ``mkdocs`` in the child, asking Linux for SIGTERM when ``serve`` dies (even by SIGKILL), so a
-#: killed ``serve`` does not leave a preview holding the port.
+#: killed ``serve`` does not leave a preview holding the port. SIGTERM stops it the way Ctrl-C
+#: stops plain ``mkdocs serve``, which then removes its temporary build folder.
 _CHILD = """\
 import ctypes, ctypes.util, os, signal, sys
 libc = ctypes.util.find_library("c")
@@ -156,6 +164,9 @@ if libc and sys.platform.startswith("linux"):
     ctypes.CDLL(libc).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     if os.getppid() != int(os.environ.get("GPU_GUIDE_SERVE_PID", "0")):
         sys.exit(0)  # serve died before the request took effect
+def _stop(_sig, _frame):
+    raise KeyboardInterrupt  # as Ctrl-C does: mkdocs serve then removes its temporary site folder
+signal.signal(signal.SIGTERM, _stop)
 from mkdocs.__main__ import cli
 sys.argv[0] = "mkdocs"
 cli()

@@ -168,6 +168,20 @@ class SourcedValue(Record):
     note: Text | None = Field(default=None, description="What a reader should know.")
 
 
+class ElectricityPrice(SourcedValue):
+    """An electricity price in yuan per kWh, with its source."""
+
+    value: float = Field(gt=0, le=10, description="Yuan per kWh (above 0, at most 10).")
+
+
+class Pue(SourcedValue):
+    """A data centre's power usage effectiveness (total power over IT power), with its source."""
+
+    value: float = Field(
+        ge=1, le=3, description="The ratio: at least 1 by definition (IT power is part of the total), at most 3."
+    )
+
+
 class Assumed(Record):
     """An input no source gives: the editor's assumption, shown as such on the page."""
 
@@ -204,6 +218,8 @@ class OwnershipDefaults(Record):
             raise ValueError("hours_per_day.value must be above 0 and at most 24")
         if not 0 < self.years.value <= 10:
             raise ValueError("years.value must be above 0 and at most 10")
+        if self.hosting_cny_per_kw_month.value > 100_000:
+            raise ValueError("hosting_cny_per_kw_month.value must be at most 100000 yuan per kW-month")
         return self
 
 
@@ -211,8 +227,8 @@ class OwnershipFile(Record):
     """data/ownership.yaml"""
 
     purchases: list[Purchase] = Field(description="Purchase prices in yuan.")
-    electricity: list[SourcedValue] = Field(min_length=1, description="Electricity prices (yuan per kWh).")
-    pue: list[SourcedValue] = Field(min_length=1, description="Power usage effectiveness figures (ratio).")
+    electricity: list[ElectricityPrice] = Field(min_length=1, description="Electricity prices (yuan per kWh).")
+    pue: list[Pue] = Field(min_length=1, description="Power usage effectiveness figures (ratio).")
     defaults: OwnershipDefaults = Field(description="The page's starting inputs.")
 
 

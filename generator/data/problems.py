@@ -7,6 +7,7 @@ with the ``file:line:col: yaml.path: message`` shape of griffe's diagnostics.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -36,10 +37,15 @@ class Problem:
     severity: Severity = Severity.error
 
     def format(self) -> str:
-        """``data/offers.yaml:42:9: offers[7].price_cny: message``; warnings and notices say so."""
+        """``data/offers.yaml:42:9: offers[7].price_cny: message``; warnings and notices say so.
+
+        Always one line: a line break or other control character in a YAML key or value is
+        written as its escape (``\\n``), so nothing from the data starts a line of its own
+        (GitHub Actions runs a line starting ``::`` as a workflow command)."""
         prefix = "" if self.severity is Severity.error else f"{self.severity.value}: "
-        where = f"{self.file}:{self.line}:{self.col}"
-        return f"{where}: {self.path}: {prefix}{self.message}" if self.path else f"{where}: {prefix}{self.message}"
+        where = one_line(f"{self.file}:{self.line}:{self.col}")
+        path, message = one_line(self.path), one_line(self.message)
+        return f"{where}: {path}: {prefix}{message}" if path else f"{where}: {prefix}{message}"
 
     def github_annotation(self) -> str:
         """The same problem as a GitHub Actions workflow command, shown inline in a PR."""
@@ -48,6 +54,21 @@ class Problem:
         # Workflow commands end at a newline and treat % specially; escape both.
         text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
         return f"::{kind} file={self.file},line={self.line},col={self.col}::{text}"
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control, line or paragraph separator and direction control written
+    as its Python escape (``"a\\nb"``), so it prints as exactly one line that reads the same."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in _UNPRINTED else ch for ch in text
+    )
+
+
+#: Unicode categories written as escapes: controls, format characters (direction controls,
+#: zero-width ones), line and paragraph separators, surrogates, private use, unassigned.
+_UNPRINTED = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
 
 
 def format_path(path: YamlPath) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from generator.data.catalogue import Catalogue
+from generator.data.characters import BIDI_CLASS
 from generator.data.editorial import (
     BuyersFile,
     ClaimsFile,
@@ -157,9 +158,10 @@ def validate_document(doc: Document, model: type[BaseModel]) -> tuple[BaseModel 
 #: surrogates and the two non-characters XML forbids. (The loader already refuses them typed
 #: raw; see generator.data.load.)
 _UNSHOWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
-#: The bidirectional controls: invisible, and they reorder the text around them on the page
-#: (U+202E makes "¥0848" read "¥8480"). They can be typed raw, so they need no escape.
-_BIDI = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: The bidirectional controls (Unicode's Bidi_Control, see generator.data.characters): invisible,
+#: and they reorder the text around them on the page (U+202E makes "¥0848" read "¥8480").
+#: They can be typed raw, so they need no escape.
+_BIDI = re.compile(f"[{BIDI_CLASS}]")
 
 
 def forbidden_character(text: str) -> tuple[str, str] | None:

@@ -35,6 +35,8 @@ import unicodedata
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from generator.data.characters import BIDI_CLASS
+
 # Everything Markdown syntax is built from, plus HTML's specials. Letters, digits,
 # spaces, CJK text and ',', '/', '%', '?' , '@' , ';' are left readable.
 _ALWAYS = set("\\`*_{}[]()<>&|#!~^=:\"'$")
@@ -42,15 +44,13 @@ _ALWAYS = set("\\`*_{}[]()<>&|#!~^=:\"'$")
 _AT_START = set("-+.")
 #: Dropped from prose: C1 controls and the bidirectional controls (invisible, and they
 #: reorder the text after them). C0 controls and DEL are dropped by the code < 32 / == 127 test.
-_DROP = re.compile("[\x80-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_DROP = re.compile(f"[\x80-\x9f{BIDI_CLASS}]")
 #: Everything ``md`` drops, for front matter: C0 controls, DEL, C1 and the direction controls.
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROLS = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI_CLASS}]")
 
 
 #: Any character ``md`` changes: Markdown/HTML specials, block starters, controls, line breaks.
-_NEEDS_WORK = re.compile(
-    "[\\`*_{}\\[\\]()<>&|#!~^=:\"'$+.\\-\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-)
+_NEEDS_WORK = re.compile("[\\`*_{}\\[\\]()<>&|#!~^=:\"'$+.\\-\x00-\x1f\x7f-\x9f\u2028\u2029" + BIDI_CLASS + "]")
 
 
 def md(value: Any) -> str:

@@ -104,9 +104,13 @@ def reader_text(text: str) -> str:
 def reader_ids(text: str, names: dict[str, str]) -> str:
     """``text`` with the ids in ``names`` (GPU ids, delivery values) replaced by display names;
     longest ids first, whole words only, so "rtx-4090-48g" never half-matches "rtx-4090-4"."""
-    for key in sorted(names, key=len, reverse=True):
-        text = re.sub(rf"(?<![A-Za-z0-9_.-]){re.escape(key)}(?![A-Za-z0-9_.-])", names[key], text)
-    return text
+    if not names:
+        return text
+    # One pass, and the replacement is a function: a display name is data, never a pattern
+    # (a backslash or ``\g<0>`` in it is text), and a name is never replaced again.
+    ids = "|".join(re.escape(key) for key in sorted(names, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![A-Za-z0-9_.-])(?:{ids})(?![A-Za-z0-9_.-])")
+    return pattern.sub(lambda m: names[m.group(0)], text)
 
 
 def variant(options: Sequence[str], key: str) -> str:

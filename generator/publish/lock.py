@@ -18,12 +18,11 @@ import errno
 import fcntl
 import math
 import os
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from generator.publish.staging import OutputError
+from generator.publish.safe_files import OutputError, log
 
 LOCK_FILE = ".gpu-guide.lock"
 #: Seconds a second writer waits for the first; an operator setting (environment variable).
@@ -39,10 +38,8 @@ class LockBusy(OutputError):
 
     def __init__(self, root: Path, holder: int | None, waited: float):
         who = f"gpu-guide process {holder}" if holder else "another gpu-guide process"
-        super().__init__(
-            f"gave up after waiting {waited:g} s: {who} is writing docs/ and site/ in {root}; "
-            "try again when it has finished"
-        )
+        waiting = f"gave up after waiting {waited:g} s: " if waited > 0 else ""
+        super().__init__(f"{waiting}{who} is writing docs/ and site/ in {root}; try again when it has finished")
         self.holder = holder
 
 
@@ -77,9 +74,8 @@ def write_lock(root: Path, wait: float | None = None) -> Iterator[None]:
         if not _try_lock(fd):
             holder = _holder(fd)
             who = f"gpu-guide process {holder}" if holder else "another gpu-guide process"
-            print(
-                f"gpu-guide: waiting up to {limit:g} s for {who}, which is writing docs/ and site/ …", file=sys.stderr
-            )
+            if limit > 0:
+                log.info(f"waiting up to {limit:g} s for {who}, which is writing docs/ and site/ …")
             deadline = time.monotonic() + limit
             while not _try_lock(fd):
                 if time.monotonic() >= deadline:

@@ -2,7 +2,7 @@
 
 MkDocs empties ``site_dir`` before writing, so building in place would leave a
 half-written site if the build failed or was killed. The caller builds into a fresh
-staging folder and swaps it in (see :func:`generator.publish.staging.swap_in`).
+staging folder and swaps it in (see :func:`generator.publish.swap.swap_in`).
 
 ``SOURCE_DATE_EPOCH`` is set from the data's as-of date for the duration of the build
 (and restored afterwards) so the sitemap and the gzip headers MkDocs writes do not depend

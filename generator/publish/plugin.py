@@ -15,11 +15,17 @@ Registered in ``mkdocs.yml`` (``plugins: - gpu-guide``) through the package's
 * fail the build when a generated page arrives without its parsed front matter (its
   title and description would be lost and the header shown as text);
 * keep jieba's dictionary cache (Chinese search) in a folder only this user can write
-  (:mod:`generator.publish.search_cache`), not in the shared ``/tmp``.
+  (:mod:`generator.publish.search_cache`), not in the shared ``/tmp``;
+* hold the project's write lock (:mod:`generator.publish.lock`) for a plain ``mkdocs
+  build`` or ``gh-deploy``, which write ``site/`` in place: while ``gpu-guide build``,
+  ``serve`` or ``edition`` holds it, MkDocs refuses instead of mixing two data sets into
+  ``site/``. (``gpu-guide build`` already holds it, so its own MkDocs run goes ahead;
+  ``mkdocs serve`` builds into a temporary folder and needs none.)
 """
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import logging
 from pathlib import Path
@@ -35,6 +41,8 @@ from mkdocs.structure.pages import Page
 
 from generator.data.problems import Severity
 from generator.pages.render import MARKER
+from generator.publish.lock import write_lock
+from generator.publish.safe_files import OutputError
 from generator.publish.search_cache import private_jieba_cache
 from generator.publish.site_config import check_settings
 
@@ -45,8 +53,26 @@ class GpuGuideConfig(Config):
     production = config_options.Type(bool, default=False)
 
 
+#: MkDocs commands that write ``site_dir`` in place, and so take the write lock.
+WRITING_COMMANDS = ("build", "gh-deploy")
+
+
 class GpuGuidePlugin(BasePlugin[GpuGuideConfig]):
+    def __init__(self) -> None:
+        self._command = ""
+        self._lock: contextlib.ExitStack | None = None
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self._command = command
+
+    def on_shutdown(self) -> None:
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        if self._command in WRITING_COMMANDS and self._lock is None:
+            self._take_lock(Path(config.config_file_path or "mkdocs.yml").resolve().parent)
         private_jieba_cache()  # before the search plugin segments its first page
         raw = {"site_url": config.site_url, "extra": dict(config.extra)}
         path = Path(config.config_file_path or "mkdocs.yml")
@@ -78,6 +104,14 @@ class GpuGuidePlugin(BasePlugin[GpuGuideConfig]):
         if isinstance(value, str):
             page.meta["description"] = value.replace('"', "&quot;").replace("'", "&#39;")
         return markdown
+
+    def _take_lock(self, root: Path) -> None:
+        stack = contextlib.ExitStack()
+        try:
+            stack.enter_context(write_lock(root, wait=0))
+        except OutputError as exc:
+            raise PluginError(f"{exc} (`mkdocs build` does not wait; nothing was written)") from None
+        self._lock = stack
 
 
 def expand_nav(nav: Any, docs_dir: Path) -> Any:

@@ -65,6 +65,12 @@ def read_site_settings(config: Path, *, production: bool) -> tuple[SiteSettings 
     return check_settings(raw, text, name, production=production)
 
 
+#: What ``site_url`` may be: the characters an address needs, none that HTML or JSON treats specially.
+_PLAIN_SITE_URL = re.compile(
+    r"https?://[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~%/-]*)?"
+)
+
+
 def check_settings(
     raw: dict[str, Any], text: str, name: str, *, production: bool
 ) -> tuple[SiteSettings | None, list[Problem]]:
@@ -85,6 +91,15 @@ def check_settings(
     parts = urlsplit(str(url))
     if not isinstance(url, str) or parts.scheme not in ("http", "https") or not parts.hostname:
         problem("site_url", "site_url", f"must be a full http(s) address such as https://gpu.example.cn/, got {url!r}")
+        return None, problems
+    if not _PLAIN_SITE_URL.fullmatch(url):
+        # It lands in every page's canonical link and JSON-LD: a quote or '<' would end the attribute.
+        problem(
+            "site_url",
+            "site_url",
+            "must be a plain address: scheme, host, optional port and a path of letters, digits and . - _ ~ % /, "
+            f"with no quotes, spaces, <, >, query or fragment; got {url!r}",
+        )
         return None, problems
     extra = raw.get("extra") or {}
     operator = extra.get("operator") or {} if isinstance(extra, dict) else {}

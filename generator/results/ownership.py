@@ -21,6 +21,8 @@ change (hours a day, years kept, electricity price, PUE, resale share, hosting p
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from generator.data.catalogue import Catalogue
@@ -34,9 +36,32 @@ DAY_HOURS = 24.0
 MONTHS_PER_YEAR = 12.0
 
 
+#: What each input may physically be: (lowest, highest, lowest excluded). The page's form takes
+#: the same ranges (``LIMITS`` in ``docs/javascripts/ownership.js``; tests compare them). PUE is
+#: a data centre's total power over its IT power, so never below 1; 3 is far above any machine
+#: room still in use. A card kept 0 years or used 0 hours a day has no monthly cost to compare.
+LIMITS: dict[str, tuple[float, float, bool]] = {
+    "hours_per_day": (0.0, 24.0, True),
+    "years": (0.0, 10.0, True),
+    "electricity_cny_per_kwh": (0.0, 10.0, False),
+    "pue": (1.0, 3.0, False),
+    "resale_fraction": (0.0, 0.99, False),
+    "hosting_cny_per_kw_month": (0.0, 100_000.0, False),
+}
+
+
+def input_problem(name: str, value: float) -> str | None:
+    """Why ``value`` cannot be the input ``name`` (e.g. ``pue must be from 1 to 3, got 0.5``), or None."""
+    low, high, low_open = LIMITS[name]
+    if math.isnan(value) or (value <= low if low_open else value < low) or value > high:
+        word = "above" if low_open else "from"
+        return f"{name} must be {word} {low:g} {'and at most' if low_open else 'to'} {high:g}, got {value:g}"
+    return None
+
+
 @dataclass(frozen=True)
 class OwnershipInputs:
-    """The numbers a reader can change on the page."""
+    """The numbers a reader can change on the page; out-of-range values are refused (:data:`LIMITS`)."""
 
     hours_per_day: float
     years: float
@@ -44,6 +69,12 @@ class OwnershipInputs:
     pue: float
     resale_fraction: float
     hosting_cny_per_kw_month: float
+
+    def __post_init__(self) -> None:
+        for name in LIMITS:
+            problem = input_problem(name, getattr(self, name))
+            if problem is not None:
+                raise ValueError(problem)
 
 
 def default_inputs(own: OwnershipFile) -> OwnershipInputs:
@@ -59,7 +90,7 @@ def default_inputs(own: OwnershipFile) -> OwnershipInputs:
     )
 
 
-def chosen(entries: list[SourcedValue], entry_id: str) -> SourcedValue:
+def chosen(entries: Sequence[SourcedValue], entry_id: str) -> SourcedValue:
     """The entry with ``entry_id`` (validate.editorial_check makes sure it exists)."""
     return next(e for e in entries if e.id == entry_id)
 

@@ -13,17 +13,26 @@ from __future__ import annotations
 import datetime as dt
 import errno
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.data.validate import forbidden_character
+from pydantic import ValidationError
+
+from generator.data.problems import errors, render
+from generator.data.records import Edition
+from generator.data.validate import forbidden_character, load_catalogue
 from generator.formats import cny
 from generator.pages import escape
 from generator.pipeline import Project, generate
 from generator.publish.lock import write_lock
-from generator.publish.staging import Interrupted, OutputError
+from generator.publish.safe_files import OutputError, write_file
+from generator.publish.swap import deferred_signals
 from generator.review.compare import Report
 from generator.review.report import diff_report
+
+EDITIONS = "editions.yaml"
 
 HEADER = """\
 # yaml-language-server: $schema=schemas/editions.schema.json
@@ -90,55 +99,103 @@ class EditionError(Exception):
 
 
 @dataclass(frozen=True)
-class Edition:
+class Written:
     """The entry appended to ``shown`` (editions.yaml, relative to the project where it lies inside)."""
 
     shown: Path
     text: str
 
 
-def write_edition(project: Project, base: str, date: dt.date | None, title: str | None) -> Edition:
-    """Append this data update (compared with ``base``) to editions.yaml. Raises :class:`EditionError`
-    (status 2: a bad title; 1: nothing changed) or :class:`~generator.review.git.DiffError`."""
+def write_edition(project: Project, base: str, date: dt.date | None, title: str | None) -> Written:
+    """Append this data update (compared with ``base``) to ``data/editions.yaml``.
+
+    The entry is built as a validated :class:`~generator.data.records.Edition` record, and
+    the file is written only when the whole new file parses and validates and its last
+    edition is that record; anything else is refused with the reason and nothing is written.
+    Everything happens under the project's write lock: the comparison reads data/ while no
+    build or other edition writes. Raises :class:`EditionError` (status 2: a bad title or entry;
+    1: nothing changed, or the file would not validate) or :class:`~generator.review.git.DiffError`.
+    """
     if title:
         bad = forbidden_character(title)
         if bad is not None:
             what = "control character" if bad[1] == "control" else "direction control"
             raise EditionError(f"--title contains the invisible {what} {bad[0]}; remove it", 2)
-    report = diff_report(project, base)
-    if report.unchanged:
-        raise EditionError(f"nothing changed since {base}; no edition written.", 1)
-    gen = generate(project)  # diff_report already validated the working tree
-    names = {g.id: g.name for g in gen.catalogue.gpus.values()}
-    providers = {p.id: p.name for p in gen.catalogue.providers.values()}
-    lines = change_lines(report, names, providers) or [f"页面更新：{report.summary}"]
-    day = (date or gen.catalogue.as_of).isoformat()
-    text = entry_yaml(day, title or f"{day} 数据更新", report.base_commit[:12], lines)
-    path: Path = project.data / "editions.yaml"
+    path: Path = project.data / EDITIONS
     shown = path.relative_to(project.root) if path.is_relative_to(project.root) else path
     with write_lock(project.root):
-        _append(path, shown, text)
-    return Edition(shown, text)
-
-
-def _append(path: Path, shown: Path, text: str) -> None:
-    """Append ``text`` (with the header when the file is new) in one write, never through a link."""
-    flags = os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
-    try:
+        report = diff_report(project, base)
+        if report.unchanged:
+            raise EditionError(f"nothing changed since {base}; no edition written.", 1)
+        gen = generate(project)  # diff_report already validated the working tree
+        names = {g.id: g.name for g in gen.catalogue.gpus.values()}
+        providers = {p.id: p.name for p in gen.catalogue.providers.values()}
+        lines = change_lines(report, names, providers) or [f"页面更新：{report.summary}"]
+        day = date or gen.catalogue.as_of
         try:
-            fd = os.open(path, flags)
-            data = text
-        except FileNotFoundError:
-            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644)
-            data = HEADER + text
+            record = Edition(date=day, title=title or f"{day.isoformat()} 数据更新", base=report.base_commit[:12],
+                             changes=lines)  # fmt: skip
+        except ValidationError as exc:
+            raise EditionError(f"the entry would not validate, so nothing was written: {_reasons(exc)}", 2) from None
+        text = entry_yaml(record.date.isoformat(), record.title, record.base or "", record.changes)
+        old = _read_existing(path, shown)
+        if old is None or not old.strip():
+            new = HEADER + text
+        else:  # a file without a final line break gets one: the entry never joins its last line
+            new = old + ("" if old.endswith("\n") else "\n") + text
+        problems = _problems_after(project, new, [*gen.catalogue.editions, record])
+        if problems:
+            raise EditionError(
+                f"{problems}\ngpu-guide edition: refused: appending the entry would leave {shown} as above, which "
+                f"the next build would refuse; {shown} is unchanged. Write it in block style (`editions:` then one "
+                "`  - date:` item per edition), fix what is listed, and run edition again.",
+                1,
+            )
+        with deferred_signals():
+            write_file(project.data, EDITIONS, new.encode("utf-8"), shown=str(shown))
+    return Written(shown, text)
+
+
+def _reasons(exc: ValidationError) -> str:
+    """pydantic's errors as ``field: message`` phrases (``title: String should have at most 200 characters``)."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'entry'}: {e['msg']}" for e in exc.errors())
+
+
+def _read_existing(path: Path, shown: Path) -> str | None:
+    """The current file's text, None when it does not exist; a symbolic link is refused."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise OutputError(
                 f"{shown} is a symbolic link; edition never writes through links: replace it with the real file"
             ) from None
-        raise OutputError(f"cannot write {shown}: {exc.strerror}") from None
+        raise OutputError(f"cannot read {shown}: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as fh:
+        raw = fh.read()
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(data)
-    except KeyboardInterrupt:
-        raise Interrupted(f"{shown} may hold part of the new entry; check it before committing.") from None
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise OutputError(f"{shown} is not UTF-8 text; fix it before adding an edition") from None
+
+
+def _problems_after(project: Project, text: str, expected: list[Edition]) -> str:
+    """Why ``text`` as the new editions file would not do (rendered problems), or "" when it
+    loads, validates with the rest of the data, and holds exactly ``expected``."""
+    with tempfile.TemporaryDirectory(prefix="gpu-guide-edition-") as tmp:
+        data = Path(tmp) / project.data.name
+        shutil.copytree(project.data, data, symlinks=True)
+        (data / EDITIONS).unlink(missing_ok=True)
+        (data / EDITIONS).write_text(text, encoding="utf-8")
+        cat, problems = load_catalogue(data, display_root=Path(tmp))
+    if problems and errors(problems):
+        return render(errors(problems))
+    if cat is None or cat.editions != expected:
+        got = len(cat.editions) if cat is not None else 0
+        return (
+            f"{project.data.name}/{EDITIONS}:1:1: editions: the new entry would not be the last of "
+            f"{len(expected)} editions (the file would hold {got})"
+        )
+    return ""

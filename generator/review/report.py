@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -57,21 +58,57 @@ def _generate(project: Project, where: str, prefix: str = "") -> Generated:
 # --------------------------------------------------------------------------- Markdown
 
 
-def _code(text: Any) -> str:
-    return "`" + str(text).replace("`", "'").replace("\n", " ") + "`"
+#: Characters that mean nothing to GitHub Markdown in the middle of a line: letters and digits
+#: (``_`` only inside a word, where it emphasises nothing), spaces and the punctuation prices
+#: and names use. Text made only of these is
+#: written as it is; anything else goes into a code span (below).
+_PLAIN = re.compile(r"(?:[^\W_]|(?<=[^\W_])_(?=[^\W_])|[ .,%+\-/·×¥$–—()（），。：；、《》])*")
 
 
-def _cell(value: Any) -> str:
-    """A data value in a table cell: pipes escaped, one line."""
+def code_span(value: Any, *, in_table: bool = False) -> str:
+    """``value`` as one GitHub Markdown code span, whatever it holds.
+
+    Inside a code span GitHub renders no link, image, autolink, HTML (``<details open>``),
+    emphasis, emoji, math or ``@org/team`` mention: the text shows as typed. The fence is one
+    backtick longer than the longest run inside, line breaks fold to spaces (a table row or
+    list item stays one line), and in a table cell ``|`` is escaped, which GitHub requires
+    even inside code.
+    """
+    text = " ".join(str(value).split()) or "—"
+    if in_table:
+        text = text.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    pad = " " if longest else ""
+    fence = "`" * (longest + 1)
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _text(value: Any, *, in_table: bool = False) -> str:
+    """A data value (a GPU's name, a quoted price, a spec figure) in the report: numbers and
+    plain words as they are, any other text in a code span (:func:`code_span`)."""
     if value is None:
         return "—"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list):
-        return ", ".join(str(v) for v in value) if value else "—"
+        return ", ".join(_text(v, in_table=in_table) for v in value) if value else "—"
     if isinstance(value, float):
         return repr(value)
-    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    if isinstance(value, int):
+        return str(value)
+    text = str(value)
+    if text and _PLAIN.fullmatch(text) and "www." not in text.lower():
+        return text
+    return code_span(text, in_table=in_table)
+
+
+def _code(text: Any) -> str:
+    return code_span(text)
+
+
+def _cell(value: Any) -> str:
+    """A data value in a table cell: one line, never markup (see :func:`_text`)."""
+    return _text(value, in_table=True)
 
 
 def _pick_text(p: Pick) -> str:
@@ -94,6 +131,7 @@ def _environment() -> jinja2.Environment:
         code=_code,
         code_or_none=lambda v: _code(v) if v else "none",
         cell=_cell,
+        text=_text,
         yuan=cny,
         cards=lambda n: "does not fit" if n is None else str(n),
         names=lambda items: ", ".join(_code(i) for i in items) if items else "none",

@@ -84,7 +84,7 @@ export function parseFlags(query, data) {
       seen.add(key);
       if (NUMBER_FLAGS.includes(key)) {
         values[key] = checkNumber(key, text, data.bounds[key]);
-      } else if (key in CHOICE_FLAGS) {
+      } else if (Object.hasOwn(CHOICE_FLAGS, key)) {
         if (!CHOICE_FLAGS[key].includes(text)) throw new FieldError(key, `${LABELS[key]}不认识“${text}”`);
         values[key] = key === "zero-stage" ? Number(text) : text;
       } else if (key === "model") {
@@ -101,10 +101,10 @@ export function parseFlags(query, data) {
         const on = text === "1" || text === "true" || text === "";
         if (!on && text !== "0" && text !== "false") throw new FieldError(key, `开关“${key}”只能是 1 或 0`);
         const pair = key.replace(/^no-/, "");
-        if (pair in PAIRS) {
+        if (Object.hasOwn(PAIRS, pair)) {
           if (!on) continue;
           const field = PAIRS[pair];
-          if (field in values) throw new FieldError(pair, `${LABELS[pair]}的开和关只能选一个`);
+          if (Object.hasOwn(values, field)) throw new FieldError(pair, `${LABELS[pair]}的开和关只能选一个`);
           values[field] = !key.startsWith("no-");
         } else if (on) {
           values[key] = true;
