@@ -87,13 +87,13 @@ if _int:
     if _int == "parser":  # while the command line is being read
         import generator.cli.main as _cli
 
-        _orig_parser = _cli._parser
+        _orig_parser = _cli.build_parser
 
         def _parser():
             _interrupt()
             return _orig_parser()
 
-        _cli._parser = _parser
+        _cli.build_parser = _parser
     elif _int == "evaluate":  # data loaded, nothing staged yet
         import generator.pipeline as _pl
 

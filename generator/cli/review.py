@@ -32,6 +32,8 @@ def run_edition(project: Project, base: str, date: dt.date | None, title: str | 
     except DiffError as exc:
         return _refused(exc, "gpu-guide edition")
     except EditionError as exc:
+        if exc.details:
+            print(exc.details, file=sys.stderr)
         print(f"gpu-guide edition: {exc}", file=sys.stderr)
         return exc.status
     print(f"Appended to {edition.shown}:\n{edition.text}", end="")

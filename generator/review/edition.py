@@ -91,11 +91,13 @@ def entry_yaml(date: str, title: str, base: str, lines: list[str]) -> str:
 
 
 class EditionError(Exception):
-    """Why no edition was written (one line), with the command's exit status."""
+    """Why no edition was written (one line), with the command's exit status and, printed before
+    it, the details (the problems the new file would have)."""
 
-    def __init__(self, message: str, status: int):
+    def __init__(self, message: str, status: int, details: str = ""):
         super().__init__(message)
         self.status = status
+        self.details = details
 
 
 @dataclass(frozen=True)
@@ -146,10 +148,11 @@ def write_edition(project: Project, base: str, date: dt.date | None, title: str 
         problems = _problems_after(project, new, [*gen.catalogue.editions, record])
         if problems:
             raise EditionError(
-                f"{problems}\ngpu-guide edition: refused: appending the entry would leave {shown} as above, which "
-                f"the next build would refuse; {shown} is unchanged. Write it in block style (`editions:` then one "
-                "`  - date:` item per edition), fix what is listed, and run edition again.",
+                f"refused: appending the entry would leave {shown} as above, which the next build would refuse; "
+                f"{shown} is unchanged. Write it in block style (`editions:` then one `  - date:` item per edition), "
+                "fix what is listed, and run edition again.",
                 1,
+                problems,
             )
         with deferred_signals():
             write_file(project.data, EDITIONS, new.encode("utf-8"), shown=str(shown))
