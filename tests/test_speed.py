@@ -54,6 +54,7 @@ def gpu(**kw) -> Gpu:  # type: ignore[no-untyped-def]
         vendor=Vendor.nvidia,
         architecture="Hopper",
         form_factor=FormFactor.sxm,
+        compute_capability=9.0,
         release_year=2022,
         domestic=False,
         memory_gb=80.0,
