@@ -346,3 +346,30 @@ def test_cost_per_million_tokens() -> None:
     assert cost_per_million_tokens(1000, 18) == pytest.approx(5.0)
     with pytest.raises(ValueError):
         cost_per_million_tokens(0, 18)
+
+
+def _tokens_per_s(req: Request, g: Gpu) -> float:
+    t = training_hours(req, 1e9, g, 1, RULES)
+    return 1e9 / (t.step_hours * 3600)
+
+
+def test_finetuning_speed_follows_qwens_profile_not_pretraining_mfu() -> None:
+    """Qwen's README profiles Qwen-7B on one A100-SXM4-80G at batch 1 (gradient accumulation 8):
+    LoRA 5.2 s/it and Q-LoRA 7.0 s/it at 2,048 tokens, 1.5 and 3.0 s/it at 512. The published
+    ratios, not this engine's, are the expectations: QLoRA is 0.74x LoRA at 2,048 tokens and
+    0.50x at 512 (its dequantization is a fixed cost per micro-step, so short sequences lose more)."""
+    qwen7b = Arch.from_params(7.72, layers=32, hidden=4096, heads=32, kv_heads=32, intermediate=11008,
+                              vocab=151936, defaults=RULES.memory.arch_defaults)  # fmt: skip
+    lora = Request(Workload.lora, qwen7b, Precision.bf16, context=2048)
+    qlora = replace(lora, workload=Workload.qlora)
+    assert _tokens_per_s(qlora, A100) / _tokens_per_s(lora, A100) == pytest.approx(5.2 / 7.0, rel=0.1)
+    short_lora, short_qlora = replace(lora, context=512), replace(qlora, context=512)
+    assert _tokens_per_s(short_qlora, A100) / _tokens_per_s(short_lora, A100) == pytest.approx(1.5 / 3.0, rel=0.15)
+    # 512-token micro-steps are slower per token than 2,048 (published 2,731 vs 3,151 tokens/s)
+    assert _tokens_per_s(short_lora, A100) < _tokens_per_s(lora, A100)
+    # no checkpointing: nothing recomputed, faster; pre-training keeps the published MFU unchanged
+    assert _tokens_per_s(replace(lora, grad_checkpointing=False), A100) > _tokens_per_s(lora, A100)
+    pre = Request(Workload.pretrain, qwen7b, Precision.bf16, context=2048)
+    t = training_hours(pre, 1e9, A100, 1, RULES)
+    assert t.mfu == pytest.approx(0.48)  # rules.yaml Ampere MFU, no fine-tuning costs
+    assert training_hours(lora, 1e9, A100, 1, RULES).mfu < 0.48 * (4 / 3) / (3 / 2)

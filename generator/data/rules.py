@@ -432,6 +432,17 @@ class TrainingPlatform(_Section):
     basis: str = Field(min_length=1, max_length=200, description="One line for the page: what the figure rests on.")
 
 
+class FineTuneSpeedRules(_Section):
+    """What fine-tuning (LoRA, QLoRA, full) at small micro-batches costs beyond the model FLOPs."""
+
+    micro_step_overhead_s: float = Field(
+        ge=0, description="Fixed seconds per micro-step per card (Trainer/PEFT launches, data, optimizer share)."
+    )
+    dequant_bytes_per_weight: float = Field(
+        ge=0, description="QLoRA: memory traffic per 4-bit base weight per pass (dequantize, then 16-bit GEMM)."
+    )
+
+
 class TrainingSpeedRules(_Section):
     """Achievable training efficiency per platform."""
 
@@ -439,6 +450,7 @@ class TrainingSpeedRules(_Section):
     goodput: float = Field(gt=0, le=1, description="Share of wall-clock time spent on useful training steps.")
     default_mfu: float = Field(gt=0, le=1, description="MFU of architectures without an entry (an assumption).")
     default_basis: str = Field(min_length=1, max_length=200, description="What the page says about that default.")
+    finetune: FineTuneSpeedRules = Field(description="Fine-tuning's fixed and dequantization costs.")
 
 
 class LinkLatency(_Section):

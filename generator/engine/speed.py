@@ -183,8 +183,12 @@ def training_hours(req: Request, tokens: float, gpu: Gpu, cards: int, all_rules:
     plat = platform(gpu, rules)
     eff, link = scaling_efficiency(gpu, cards, all_rules)
     peak = gpu.tensor_tflops * TERA
-    steps = flops / (cards * peak * plat.mfu * eff) / SECONDS_PER_HOUR
+    fine = finetune_costs(req, gpu, all_rules)
+    micro_steps = tokens / (req.tokens * cards)  # per card
+    seconds = flops * fine.hardware_factor / (cards * peak * plat.mfu * eff) + micro_steps * fine.fixed_s
+    steps = seconds / SECONDS_PER_HOUR
     hours = steps / rules.training.goodput
+    job_mfu = flops / (cards * peak * seconds) if seconds > 0 else plat.mfu * eff
     frozen = req.workload in (Workload.lora, Workload.qlora)
     sure = "" if plat.confirmed else "（未经公开数据确认的保守假设）"
     peak_mark = "（厂商数据表未确认）" if _tensor_unconfirmed(gpu) else ""
@@ -203,6 +207,7 @@ def training_hours(req: Request, tokens: float, gpu: Gpu, cards: int, all_rules:
             f"{sure}：{plat.basis}。不假设使用 FP8。",
         ),
         Assumption("scaling", eff, f"{cards} 张卡，{describe_link(gpu, cards)}，多卡扩展效率按 {eff:.0%} 计。"),
+        *fine.assumptions,
         Assumption(
             "goodput",
             rules.training.goodput,
@@ -215,12 +220,57 @@ def training_hours(req: Request, tokens: float, gpu: Gpu, cards: int, all_rules:
         gpu_hours=hours * cards,
         step_hours=steps,
         flops=flops,
-        mfu=plat.mfu * eff,
+        mfu=job_mfu,
         platform=plat,
         scaling=eff,
         link=link,
         assumptions=assumptions,
     )
+
+
+@dataclass(frozen=True)
+class FineTuneCosts:
+    """What a fine-tuning micro-step costs beyond the pre-training MFU (see :func:`finetune_costs`)."""
+
+    hardware_factor: float  # hardware work per model FLOP, relative to the published pre-training runs
+    fixed_s: float  # seconds per micro-step per card: framework overhead + QLoRA dequantization
+    assumptions: list[Assumption]
+
+
+def finetune_costs(req: Request, gpu: Gpu, rules: Rules) -> FineTuneCosts:
+    """Fine-tuning (LoRA, QLoRA, full) on Hugging Face Trainer / PEFT at small micro-batches.
+
+    The platform MFUs are pre-training runs that recompute activations: forward + recompute +
+    backward = (2 + b) / (1 + b) of the model FLOPs with b = ``backward_to_forward``. A job does
+    (1 + c + b') / (1 + b') with c = 1 under gradient checkpointing and b' its own backward (a frozen
+    base: ``frozen_backward_to_forward``); the ratio of the two scales its compute. Per micro-step and
+    card come a fixed cost and, for QLoRA, dequantizing every 4-bit base weight in each pass
+    (``dequant_bytes_per_weight`` of memory traffic per weight per pass at the card's bandwidth).
+    Pre-training keeps the published MFU as it is (large micro-batches, its own stack).
+    """
+    if req.workload not in (Workload.lora, Workload.qlora, Workload.full):
+        return FineTuneCosts(1.0, 0.0, [])
+    sp = rules.speed
+    ft = sp.training.finetune
+    frozen = req.workload in (Workload.lora, Workload.qlora)
+    back = sp.frozen_backward_to_forward if frozen else sp.backward_to_forward
+    recompute = 1.0 if req.grad_checkpointing else 0.0
+    published = (2 + sp.backward_to_forward) / (1 + sp.backward_to_forward)
+    factor = ((1 + recompute + back) / (1 + back)) / published
+    dequant = 0.0
+    passes = 2 + recompute  # forward, (recompute), backward
+    if req.workload is Workload.qlora:
+        weights = max(0.0, req.arch.params - req.arch.embedding_params)
+        dequant = passes * weights * ft.dequant_bytes_per_weight / (gpu.memory_bandwidth_gbps * GIGA)
+    fixed = ft.micro_step_overhead_s + dequant
+    text = (
+        f"微调按 Hugging Face Trainer / PEFT 的实测计：每个微批次（{req.batch} × {req.context:,} token）另有约 "
+        f"{ft.micro_step_overhead_s:g} 秒的固定开销"
+        + (f"，QLoRA 每个微批次还要把 4 位底座权重反量化 {passes:g} 遍（约 {dequant:.2f} 秒）" if dequant else "")
+        + ("；开启梯度检查点，前向要重算一遍" if req.grad_checkpointing else "；不开梯度检查点，不重算前向")
+        + "（按 Qwen 公布的单卡 A100 微调速度表校准）。"
+    )
+    return FineTuneCosts(factor, fixed, [Assumption("finetune", fixed, text)])
 
 
 def _tensor_unconfirmed(gpu: Gpu) -> bool:
