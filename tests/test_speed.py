@@ -373,3 +373,27 @@ def test_finetuning_speed_follows_qwens_profile_not_pretraining_mfu() -> None:
     t = training_hours(pre, 1e9, A100, 1, RULES)
     assert t.mfu == pytest.approx(0.48)  # rules.yaml Ampere MFU, no fine-tuning costs
     assert training_hours(lora, 1e9, A100, 1, RULES).mfu < 0.48 * (4 / 3) / (3 / 2)
+
+
+def test_card_classes_keep_their_datasheet_ratios() -> None:
+    """One rule for cards without a published MFU (rules.yaml: the MFU of the architecture whose BF16
+    tensor-core path they share, on their own FP32-accumulate peak): an RTX 4090 and an RTX 3090 keep
+    the ratio of their datasheet BF16 figures (Ada whitepaper 165.2, GA102 whitepaper 71 TFLOPS with
+    FP32 accumulate: 2.33x) within ±10 %, and every card of one architecture gets the same MFU."""
+    cat_gpus = {
+        g["id"]: Gpu.model_validate(g) for g in yaml.safe_load((ROOT / "data" / "gpus.yaml").read_text())["gpus"]
+    }
+    r4090, r3090 = cat_gpus["rtx-4090-24g"], cat_gpus["rtx-3090-24g"]
+    datasheet = r4090.tensor_tflops / r3090.tensor_tflops
+    assert datasheet == pytest.approx(165.2 / 71)
+    arch = Arch.from_params(7, defaults=RULES.memory.arch_defaults)
+    for workload in (Workload.lora, Workload.full, Workload.pretrain):
+        req = Request(workload, arch, Precision.bf16, context=2048)
+        ratio = _tokens_per_s(req, r4090) / _tokens_per_s(req, r3090)
+        assert 0.9 * datasheet <= ratio <= 1.1 * datasheet, (workload, ratio)
+    by_arch: dict[str, set[float]] = {}
+    for g in cat_gpus.values():
+        by_arch.setdefault(g.architecture, set()).add(platform(g, SPEED).mfu)
+    assert all(len(m) == 1 for m in by_arch.values())
+    assert platform(r4090, SPEED).mfu == platform(r3090, SPEED).mfu  # Ada takes Ampere's figure, marked
+    assert not platform(r4090, SPEED).confirmed and platform(r3090, SPEED).confirmed
