@@ -397,3 +397,22 @@ def test_card_classes_keep_their_datasheet_ratios() -> None:
     assert all(len(m) == 1 for m in by_arch.values())
     assert platform(r4090, SPEED).mfu == platform(r3090, SPEED).mfu  # Ada takes Ampere's figure, marked
     assert not platform(r4090, SPEED).confirmed and platform(r3090, SPEED).confirmed
+
+
+def test_serving_cap_follows_vllms_defaults_per_card() -> None:
+    """vLLM EngineArgs.get_batch_defaults: max_num_seqs 1024 "For GPUs like H100, H200, and MI300x"
+    (at least 70 GiB and not an A100), 256 elsewhere (its own test, test_defaults_with_usage_context)."""
+    from generator.engine.speed import serving_cap
+
+    cat_gpus = {
+        g["id"]: Gpu.model_validate(g) for g in yaml.safe_load((ROOT / "data" / "gpus.yaml").read_text())["gpus"]
+    }
+    sv = RULES.speed.serving
+    assert [serving_cap(cat_gpus[g], sv) for g in ("h100-sxm-80g", "h200-sxm-141g", "mi300x")] == [1024] * 3
+    assert [serving_cap(cat_gpus[g], sv) for g in ("a100-sxm-80g", "a100-pcie-80g", "l40s", "rtx-4090-24g")] == [
+        256
+    ] * 4
+    req = Request(Workload.inference, shape(0.5, layers=24, hidden=896, heads=14, kv_heads=2, vocab=151936,
+                                             intermediate=4864), Precision.bf16, context=1024)  # fmt: skip
+    assert max_concurrency(req, cat_gpus["h100-sxm-80g"], 1, RULES) == (1024, True)  # a small model: the cap binds
+    assert max_concurrency(req, cat_gpus["a100-sxm-80g"], 1, RULES) == (256, True)

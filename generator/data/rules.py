@@ -491,6 +491,11 @@ class ServingRules(_Section):
     """A serving engine's scheduling limits."""
 
     max_concurrency: int = Field(ge=1, description="Most sequences scheduled at once (vLLM max_num_seqs).")
+    large_card_min_gib: float = Field(gt=0, description="Card memory (GiB) from which the larger default applies.")
+    large_card_excluded_names: list[str] = Field(
+        description="Lower-case name parts that keep the smaller default (vLLM: 'a100')."
+    )
+    large_card_max_concurrency: int = Field(ge=1, description="max_num_seqs on such large cards.")
 
 
 class SpeedRules(_Section):

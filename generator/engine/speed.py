@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from generator.data.records import Gpu, Precision, Workload
-from generator.data.rules import LinkKind, MemoryRules, Rules, SpeedRules, TrainingPlatform
+from generator.data.rules import LinkKind, MemoryRules, Rules, ServingRules, SpeedRules, TrainingPlatform
 from generator.engine import memory
 from generator.engine.arch import Arch
 from generator.engine.footprint import default_kv_precision, kv_bytes_per_token, parallel_layout, weight_bytes
@@ -470,9 +470,19 @@ def serve(req: Request, gpu: Gpu, cards: int, all_rules: Rules, prompt: int, out
     )
 
 
+def serving_cap(gpu: Gpu, serving: ServingRules) -> int:
+    """vLLM's default ``max_num_seqs`` on this card: the larger default on cards of at least
+    ``large_card_min_gib`` whose name has none of ``large_card_excluded_names`` (vLLM excludes the
+    A100), else ``max_concurrency`` (EngineArgs.get_batch_defaults)."""
+    name = gpu.name.lower()
+    if gpu.memory_gb >= serving.large_card_min_gib and not any(x in name for x in serving.large_card_excluded_names):
+        return serving.large_card_max_concurrency
+    return serving.max_concurrency
+
+
 def max_concurrency(req: Request, gpu: Gpu, cards: int, all_rules: Rules, cap: int | None = None) -> tuple[int, bool]:
     """Sequences of ``req.context`` tokens that fit the cards together, and whether the engine's cap
-    (``serving.max_concurrency``, vLLM max_num_seqs) limits it instead.
+    (vLLM's max_num_seqs on this card, :func:`serving_cap`) limits it instead.
 
     A count fits when the memory estimate at that batch fits the usable memory: weights, every
     sequence's KV cache, the prefill temporaries of one step (the serving stack's chunk, so they stop
@@ -481,7 +491,7 @@ def max_concurrency(req: Request, gpu: Gpu, cards: int, all_rules: Rules, cap: i
     request).
     """
     mem = all_rules.memory
-    limit = cap or all_rules.speed.serving.max_concurrency
+    limit = cap or serving_cap(gpu, all_rules.speed.serving)
     usable = memory.usable_gib(gpu.memory_gb, mem)
 
     def fits(count: int) -> bool:

@@ -189,9 +189,18 @@ export function serve(req, gpu, cards, rules, prompt, output, concurrency) {
 }
 
 /** max_concurrency: [the most sequences whose estimate fits the usable memory (bisection), whether the engine's cap limits it]. */
+/** serving_cap: vLLM's default max_num_seqs on this card (EngineArgs.get_batch_defaults). */
+export function servingCap(gpu, serving) {
+  const name = gpu.name.toLowerCase();
+  if (gpu.memory_gb >= serving.large_card_min_gib && !serving.large_card_excluded_names.some((x) => name.includes(x))) {
+    return serving.large_card_max_concurrency;
+  }
+  return serving.max_concurrency;
+}
+
 export function maxConcurrency(req, gpu, cards, rules, cap = null) {
   const mem = rules.memory;
-  const limit = cap || rules.speed.serving.max_concurrency;
+  const limit = cap || servingCap(gpu, rules.speed.serving);
   const usable = usableGib(gpu.memory_gb, mem);
   const fits = (count) => estimate({ ...req, batch: count, gpus: cards }, mem).total_gib <= usable;
   if (fits(limit)) return [limit, true];
