@@ -416,3 +416,21 @@ def test_serving_cap_follows_vllms_defaults_per_card() -> None:
                                              intermediate=4864), Precision.bf16, context=1024)  # fmt: skip
     assert max_concurrency(req, cat_gpus["h100-sxm-80g"], 1, RULES) == (1024, True)  # a small model: the cap binds
     assert max_concurrency(req, cat_gpus["a100-sxm-80g"], 1, RULES) == (256, True)
+
+
+def test_node_scaling_reproduces_the_published_runs() -> None:
+    """The two published pairs the fabric figures come from, and what they imply."""
+    from generator.engine.scaling import node_scaling
+
+    sc = RULES.speed.scaling
+    # MLPerf v3.1: 3x the GPUs (3,584 -> 10,752 H100 on InfiniBand), 10.9 / 3.92 = 2.78x the speed
+    ib = node_scaling(10752, 8, "infiniband", 50, sc)
+    assert ib.efficiency == pytest.approx((10.9 / 3.92) / 3, rel=0.01) and not ib.extrapolated
+    # Llama 3 405B: 16,384 H100 at 400 TFLOPs/GPU against 430 on 8,192 (RoCE)
+    assert node_scaling(16384, 8, "roce", None, sc).efficiency == pytest.approx(400 / 430, rel=0.01)
+    # up to the published runs' size, nothing beyond the platform MFU; one node needs no fabric
+    assert node_scaling(2048, 8, "roce", 50, sc).efficiency == 1.0
+    assert node_scaling(8, 8, "none", None, sc).efficiency == 1.0
+    with pytest.raises(ValueError, match="no fabric between nodes"):
+        node_scaling(16, 8, "none", None, sc)
+    assert node_scaling(16384, 8, "infiniband", 25, sc).extrapolated  # 200 Gb/s per GPU: not modelled

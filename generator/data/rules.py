@@ -414,12 +414,24 @@ class ScalingPoint(_Section):
     efficiency: float = Field(gt=0, le=1, description="Fraction of linear speed-up achieved.")
 
 
+class FabricScaling(_Section):
+    """How training scales across nodes over one class of scale-out fabric, from a published pair of runs."""
+
+    reference_gpus: int = Field(ge=1, description="Cluster size up to which the platform MFUs already hold.")
+    per_doubling: float = Field(gt=0, le=1, description="Efficiency kept per doubling of GPUs beyond it.")
+    published_gbps_per_gpu: float = Field(gt=0, description="Scale-out bandwidth per GPU of those runs, GB/s.")
+    source: HttpUrl = Field(description="The published runs.")
+
+
 class ScalingRules(_Section):
     """Multi-card scaling per kind of link."""
 
     nvlink: list[ScalingPoint] = Field(min_length=1, description="Cards joined by NVLink-class links.")
     pcie: list[ScalingPoint] = Field(min_length=1, description="Cards that talk over PCIe only.")
     multi_node_factor: float = Field(gt=0, le=1, description="Extra factor when a job spans several servers.")
+    fabrics: dict[Literal["infiniband", "roce"], FabricScaling] = Field(
+        description="Scaling across nodes per fabric class (engine/scaling.py)."
+    )
 
 
 class TrainingPlatform(_Section):
