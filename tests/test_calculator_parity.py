@@ -390,10 +390,10 @@ def test_the_random_inputs_reach_every_branch(random_run: Run) -> None:
     assert sum(1 for o in options if o.monthly and o.monthly.billing.value == "fixed_month") > 20
     assert sum(1 for o in options if o.sizing.serving and o.sizing.serving.capped) > 20
     assert len(excluded) >= 6, excluded
-    from generator.engine.recommend import MIXED_AS_FP16, NO_BF16
-
-    assert sum(1 for o in options if o.excluded == NO_BF16) > 20  # BF16 jobs on V100/T4
-    assert sum(1 for o in options if MIXED_AS_FP16 in o.reasons) > 5
+    assert sum(1 for o in options if o.excluded and "不支持 BF16" in o.excluded) > 20  # BF16 jobs on V100/T4
+    assert sum(1 for o in options if o.excluded and "要求计算能力" in o.excluded and "BF16" not in o.excluded) > 5
+    assert sum(1 for o in options if any("混合精度按 FP16" in r for r in o.reasons)) > 5
+    assert sum(1 for o in options if any("Marlin" in r for r in o.reasons) and o.eligible) > 5  # kernel notes
 
 
 def test_engines_refuse_the_same_inputs(bundled: Catalogue) -> None:

@@ -58,6 +58,9 @@ def test_the_set_covers_what_issue_11_asks(results: list[CaseResult], catalogue:
     training = [r for r in results if r.group == "training"]
     serving = [r for r in results if r.group == "serving"]
     assert len(training) >= 8 and len(serving) >= 8
+    # fine-tuning is its own group (issue 18), tuned and held out, LoRA, QLoRA and full fine-tuning
+    finetune = [r for r in results if r.group == "finetune"]
+    assert {r.held_out for r in finetune} == {False, True} and {r.kind for r in finetune} >= {"lora", "qlora", "full"}
     assert {r.kind for r in serving} >= {"decode_single", "decode_tp", "decode_quant", "throughput", "ttft"}
     files, _ = load_calibration(CASES)
     gpus = {c.gpu for f in files.values() for c in f.training} | {c.gpu for f in files.values() for c in f.serving}

@@ -27,6 +27,7 @@ L40S = """\
     vendor: NVIDIA
     architecture: Ada Lovelace
     form_factor: pcie
+    compute_capability: 8.9
     release_year: 2023
     domestic: false
     memory_gb: 48

@@ -596,19 +596,19 @@ def _csv(path: Path) -> list[dict[str, str]]:
             "gpus.yaml",
             "    source: https://resources.nvidia.com/en-us-gpu-resources/h100-datasheet-24306",
             "    source: javascript:alert(1)",
-            'data/gpus.yaml:65:13: gpus[2].source: only http:// or https:// links are allowed, got "javascript:alert(1)"',
+            'data/gpus.yaml:67:13: gpus[2].source: only http:// or https:// links are allowed, got "javascript:alert(1)"',
         ),
         (
             "gpus.yaml",
             "    source: https://resources.nvidia.com/en-us-gpu-resources/h100-datasheet-24306",
             '    source: "JavaScript:alert(1)"',
-            'data/gpus.yaml:65:13: gpus[2].source: only http:// or https:// links are allowed, got "JavaScript:alert(1)"',
+            'data/gpus.yaml:67:13: gpus[2].source: only http:// or https:// links are allowed, got "JavaScript:alert(1)"',
         ),
         (
             "gpus.yaml",
             "    source: https://resources.nvidia.com/en-us-gpu-resources/h100-datasheet-24306",
             "    source: https://resources.nvidia.com/x\n    field_sources: {memory_gb: 'javascript:alert(1)'}",
-            "data/gpus.yaml:66:32: gpus[2].field_sources.memory_gb: only http:// or https:// links are allowed, got "
+            "data/gpus.yaml:68:32: gpus[2].field_sources.memory_gb: only http:// or https:// links are allowed, got "
             '"javascript:alert(1)"',
         ),
         (
@@ -666,7 +666,7 @@ def test_unshowable_characters_from_escapes_are_refused(tmp_path: Path, escape: 
     cat, problems = load_catalogue(root / "data", root)
     assert cat is None
     assert render(problems) == (
-        f"data/gpus.yaml:25:11: gpus[1].name: contains the invisible character U+{code}, which a web page cannot show; "
+        f"data/gpus.yaml:26:11: gpus[1].name: contains the invisible character U+{code}, which a web page cannot show; "
         "remove it (it comes from a backslash escape inside quotes)"
     )
 
@@ -687,7 +687,7 @@ def test_direction_controls_are_refused(tmp_path: Path, code: str, typed: str) -
     cat, problems = load_catalogue(root / "data", root)
     assert cat is None
     assert render(problems) == (
-        f"data/gpus.yaml:25:11: gpus[1].name: contains the invisible direction control U+{code}, which shows the "
+        f"data/gpus.yaml:26:11: gpus[1].name: contains the invisible direction control U+{code}, which shows the "
         "text after it in another order (a price can read backwards); delete it (retype the value if your editor "
         "does not show it)"
     )

@@ -50,7 +50,7 @@ def test_mini_fixture_lints_clean(mini: Path) -> None:
 def test_sparse_looking_tensor_figure(mini: Path) -> None:
     replace_in(mini / "data" / "gpus.yaml", "fp16_tflops_dense: 989.4", "fp16_tflops_dense: 1978.9")
     assert lint_text(mini) == (
-        "data/gpus.yaml:57:24: gpus[2].fp16_tflops_dense: warning: 1978.9 is 30x the FP32 figure; that looks like "
+        "data/gpus.yaml:59:24: gpus[2].fp16_tflops_dense: warning: 1978.9 is 30x the FP32 figure; that looks like "
         "a sparse figure: halve it if the datasheet says 'with sparsity'"
     )
 
@@ -73,7 +73,7 @@ def test_fp8_more_than_twice_bf16(mini: Path) -> None:
 def test_bandwidth_that_does_not_fit_the_memory_type(mini: Path) -> None:
     replace_in(mini / "data" / "gpus.yaml", "memory_bandwidth_gbps: 2039", "memory_bandwidth_gbps: 600")
     assert lint_text(mini) == (
-        "data/gpus.yaml:33:28: gpus[1].memory_bandwidth_gbps: warning: 600 GB/s does not fit HBM2e (700-10000 GB/s "
+        "data/gpus.yaml:34:28: gpus[1].memory_bandwidth_gbps: warning: 600 GB/s does not fit HBM2e (700-10000 GB/s "
         "per card); is this the NVLink bandwidth?"
     )
     # The V100's HBM2 at 900 GB/s is real: the floor is the P100's 732.

@@ -57,6 +57,8 @@ class TrainingCase(_Case):
     gpu_overrides: dict[str, float | int | str] = Field(default_factory=dict, description="Figures that differ.")
     workload: Annotated[Workload, Strict(False)] = Workload.pretrain
     context: int = Field(ge=64, description="Sequence length of the run.")
+    batch: int = Field(default=1, ge=1, description="Micro-batch per card (sequences per forward pass).")
+    grad_checkpointing: bool = Field(default=True, description="Whether the run recomputes activations.")
     gpus: int = Field(ge=1, description="Cards of the run (GPU-hours do not depend on it when none is published).")
     tokens_b: float | None = Field(default=None, gt=0, description="Tokens trained on, billions.")
     metric: Literal["gpu_hours", "wall_hours", "tokens_per_s_per_gpu"]

@@ -86,6 +86,7 @@ class GpuFigure(StrEnum):
     interconnect_gbps = "interconnect_gbps"
     pcie_gen = "pcie_gen"
     release_year = "release_year"
+    compute_capability = "compute_capability"
 
 
 #: A figure name as YAML text; enum members are matched by value (see Record).
@@ -100,6 +101,12 @@ class Gpu(Record):
     vendor: Vendor = Field(strict=False, description="Chip vendor.")
     architecture: ShortText = Field(description="Architecture name, e.g. Hopper.")
     form_factor: FormFactor = Field(strict=False, description="sxm, pcie, oam or nvl (bridged PCIe pair).")
+    compute_capability: float | None = Field(
+        default=None,
+        ge=1,
+        le=20,
+        description="NVIDIA CUDA compute capability (8.9 for sm_89); required for NVIDIA cards, null for others.",
+    )
     release_year: int = Field(ge=2015, le=2035, description="Year the SKU shipped.")
     domestic: bool = Field(description="true for a Chinese-made (国产) accelerator.")
     memory_gb: float = Field(gt=0, le=1024, description="Memory per card as the datasheet states it (GB).")
@@ -141,6 +148,14 @@ class Gpu(Record):
         description="Figures no vendor datasheet confirms; the page marks them.",
     )
     notes: Text | None = Field(default=None, description="Short editor's note shown on the GPU page.")
+
+    @model_validator(mode="after")
+    def _capability_for_nvidia(self) -> Gpu:
+        if (self.vendor is Vendor.nvidia) != (self.compute_capability is not None):
+            raise ValueError(
+                "compute_capability is required for NVIDIA cards (NVIDIA's CUDA GPUs table) and must be null for others"
+            )
+        return self
 
     @property
     def tensor_tflops(self) -> float:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
-from generator.data.records import Billing, HttpUrl, Offload, Optimizer, Precision
+from generator.data.records import Billing, HttpUrl, Offload, Optimizer, Precision, Vendor
 
 #: A precision name as YAML text (records.Precision's values).
 PrecisionName = Annotated[Precision, Strict(False)]
@@ -47,6 +47,7 @@ class LinkKind(StrEnum):
 Regime = Annotated[ActivationRegime, Strict(False)]
 OptimizerName = Annotated[Optimizer, Strict(False)]
 BillingName = Annotated[Billing, Strict(False)]
+VendorName = Annotated[Vendor, Strict(False)]
 
 _Fraction = Field(gt=0, le=1)
 
@@ -55,6 +56,59 @@ class _Section(BaseModel):
     """Base of every rules section: unknown keys are errors, values never change."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+# --------------------------------------------------------------------------- precision support
+
+
+class SupportKernel(_Section):
+    """One way a runtime runs a number format, and the cards it runs on."""
+
+    kernel: str = Field(min_length=1, max_length=60, description="The kernel or path, as the reason names it.")
+    min_cc: float | None = Field(
+        ge=1, le=20, description="Lowest NVIDIA compute capability it runs on; null: not on NVIDIA cards."
+    )
+    vendors: list[VendorName] = Field(
+        default_factory=list, description="Other vendors whose software stack runs it (a source says so)."
+    )
+    note: str | None = Field(
+        default=None, min_length=1, max_length=200, description="Said next to an option that runs this way."
+    )
+    source: HttpUrl = Field(description="The runtime's documentation or source code that says so.")
+
+
+class RuntimeSupport(_Section):
+    """Which formats one runtime runs on which cards."""
+
+    name: str = Field(min_length=1, max_length=40, description="The runtime's name in reasons (vLLM ...).")
+    vendors: list[VendorName] = Field(
+        description="Non-NVIDIA vendors the sources cover: a format whose kernels leave one out is ruled out there."
+    )
+    unconfirmed: str = Field(min_length=1, max_length=200, description="Said of a card of a vendor not covered.")
+    formats: dict[PrecisionName, list[SupportKernel]] = Field(
+        description="Kernels per format, tried in order; a format not listed is not checked."
+    )
+
+
+class SupportRules(_Section):
+    """Precision × card support per runtime (generator/engine/support.py)."""
+
+    serving_runtime: str = Field(min_length=1, description="Runtime serving text models assumes (a key of runtimes).")
+    training_runtime: str = Field(
+        min_length=1, description="Runtime training and image generation assume (a key of runtimes)."
+    )
+    labels: dict[PrecisionName, str] = Field(description="Each precision's name in reasons.")
+    nearest: dict[PrecisionName, list[PrecisionName]] = Field(
+        description="Formats to suggest instead, nearest first; the reason names the first two that run."
+    )
+    runtimes: dict[str, RuntimeSupport] = Field(min_length=1, description="Support tables per runtime.")
+
+    @model_validator(mode="after")
+    def _known_runtimes(self) -> SupportRules:
+        for name in (self.serving_runtime, self.training_runtime):
+            if name not in self.runtimes:
+                raise ValueError(f"runtime {name!r} is not one of runtimes ({', '.join(self.runtimes)})")
+        return self
 
 
 # --------------------------------------------------------------------------- cost, delivery
@@ -360,12 +414,24 @@ class ScalingPoint(_Section):
     efficiency: float = Field(gt=0, le=1, description="Fraction of linear speed-up achieved.")
 
 
+class FabricScaling(_Section):
+    """How training scales across nodes over one class of scale-out fabric, from a published pair of runs."""
+
+    reference_gpus: int = Field(ge=1, description="Cluster size up to which the platform MFUs already hold.")
+    per_doubling: float = Field(gt=0, le=1, description="Efficiency kept per doubling of GPUs beyond it.")
+    published_gbps_per_gpu: float = Field(gt=0, description="Scale-out bandwidth per GPU of those runs, GB/s.")
+    source: HttpUrl = Field(description="The published runs.")
+
+
 class ScalingRules(_Section):
     """Multi-card scaling per kind of link."""
 
     nvlink: list[ScalingPoint] = Field(min_length=1, description="Cards joined by NVLink-class links.")
     pcie: list[ScalingPoint] = Field(min_length=1, description="Cards that talk over PCIe only.")
     multi_node_factor: float = Field(gt=0, le=1, description="Extra factor when a job spans several servers.")
+    fabrics: dict[Literal["infiniband", "roce"], FabricScaling] = Field(
+        description="Scaling across nodes per fabric class (engine/scaling.py)."
+    )
 
 
 class TrainingPlatform(_Section):
@@ -378,6 +444,17 @@ class TrainingPlatform(_Section):
     basis: str = Field(min_length=1, max_length=200, description="One line for the page: what the figure rests on.")
 
 
+class FineTuneSpeedRules(_Section):
+    """What fine-tuning (LoRA, QLoRA, full) at small micro-batches costs beyond the model FLOPs."""
+
+    micro_step_overhead_s: float = Field(
+        ge=0, description="Fixed seconds per micro-step per card (Trainer/PEFT launches, data, optimizer share)."
+    )
+    dequant_bytes_per_weight: float = Field(
+        ge=0, description="QLoRA: memory traffic per 4-bit base weight per pass (dequantize, then 16-bit GEMM)."
+    )
+
+
 class TrainingSpeedRules(_Section):
     """Achievable training efficiency per platform."""
 
@@ -385,6 +462,7 @@ class TrainingSpeedRules(_Section):
     goodput: float = Field(gt=0, le=1, description="Share of wall-clock time spent on useful training steps.")
     default_mfu: float = Field(gt=0, le=1, description="MFU of architectures without an entry (an assumption).")
     default_basis: str = Field(min_length=1, max_length=200, description="What the page says about that default.")
+    finetune: FineTuneSpeedRules = Field(description="Fine-tuning's fixed and dequantization costs.")
 
 
 class LinkLatency(_Section):
@@ -425,6 +503,11 @@ class ServingRules(_Section):
     """A serving engine's scheduling limits."""
 
     max_concurrency: int = Field(ge=1, description="Most sequences scheduled at once (vLLM max_num_seqs).")
+    large_card_min_gib: float = Field(gt=0, description="Card memory (GiB) from which the larger default applies.")
+    large_card_excluded_names: list[str] = Field(
+        description="Lower-case name parts that keep the smaller default (vLLM: 'a100')."
+    )
+    large_card_max_concurrency: int = Field(ge=1, description="max_num_seqs on such large cards.")
 
 
 class SpeedRules(_Section):
@@ -506,4 +589,5 @@ class Rules(_Section):
     delivery: DeliveryRules = Field(description="Container versus bare metal.")
     prices: PriceRules = Field(description="Freshness of prices.")
     defaults: DefaultRules = Field(description="Inputs assumed when a scenario or a reader leaves them out.")
+    support: SupportRules = Field(description="Which number formats run on which cards, per runtime.")
     pages: PageRules = Field(description="Landing-page defaults.")

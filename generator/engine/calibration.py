@@ -20,6 +20,9 @@ from generator.engine.arch import Arch, Component
 from generator.engine.request import Request
 from generator.engine.units import SECONDS_PER_HOUR
 
+#: Training workloads reported as the fine-tuning group (pre-training is "training").
+FINETUNE = frozenset({Workload.lora, Workload.qlora, Workload.full})
+
 #: Metrics that are times: a larger published value means slower.
 TIME_METRICS = frozenset({"gpu_hours", "wall_hours", "per_token_ms", "request_latency_s", "ttft_ms"})
 
@@ -28,8 +31,8 @@ TIME_METRICS = frozenset({"gpu_hours", "wall_hours", "per_token_ms", "request_la
 class CaseResult:
     file: str
     held_out: bool
-    group: str  # training | serving | diffusion
-    kind: str  # serving: decode_single, decode_tp ...; otherwise the group
+    group: str  # training | finetune | serving | diffusion
+    kind: str  # serving: decode_single, decode_tp ...; training: the workload; diffusion: diffusion
     id: str
     metric: str
     published: float
@@ -73,8 +76,9 @@ def _gpu(gpus: dict[str, Gpu], gpu_id: str, overrides: dict[str, float | int | s
 def predict_training(case: TrainingCase, gpus: dict[str, Gpu], rules: Rules) -> float:
     gpu = _gpu(gpus, case.gpu, case.gpu_overrides)
     req = Request.with_defaults(
-        rules.defaults, case.workload, _arch(case.arch, rules), Precision.bf16, context=case.context, gpus=case.gpus
-    )
+        rules.defaults, case.workload, _arch(case.arch, rules), Precision.bf16, batch=case.batch,
+        context=case.context, grad_checkpointing=case.grad_checkpointing, gpus=case.gpus,
+    )  # fmt: skip
     if case.metric == "tokens_per_s_per_gpu":
         probe = 1e12
         t = speed.training_hours(req, probe, gpu, case.gpus, rules)
@@ -123,7 +127,8 @@ def run(files: dict[str, CalibrationFile], gpus: dict[str, Gpu], rules: Rules) -
     out: list[CaseResult] = []
     for name, f in files.items():
         for t in f.training:
-            out.append(CaseResult(name, f.held_out, "training", "training", t.id, t.metric, t.published,
+            group = "finetune" if t.workload in FINETUNE else "training"
+            out.append(CaseResult(name, f.held_out, group, t.workload.value, t.id, t.metric, t.published,
                                   predict_training(t, gpus, rules)))  # fmt: skip
         for s in f.serving:
             out.append(CaseResult(name, f.held_out, "serving", s.kind, s.id, s.metric, s.published,
@@ -139,7 +144,7 @@ def summarise(results: list[CaseResult]) -> list[GroupSummary]:
     import math
 
     out = []
-    for group in ("training", "serving", "diffusion"):
+    for group in ("training", "finetune", "serving", "diffusion"):
         for held in (False, True):
             mine = [r for r in results if r.group == group and r.held_out is held]
             if not mine:

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Billing, Delivery, Gpu, Offer, Precision, Scenario, Vendor, Workload
+from generator.data.records import Billing, Delivery, Gpu, Offer, Scenario, Vendor, Workload
 from generator.data.rules import Rules
 from generator.engine import cost as costs
-from generator.engine import speed
+from generator.engine import speed, support
 from generator.engine.delivery import delivery_form
 from generator.engine.links import describe_link
 from generator.engine.sizing import Sizer, Sizing, scenario_request
@@ -26,15 +26,6 @@ from generator.formats import cny
 
 #: Said of every non-NVIDIA option that stays eligible (the buyer did not ask for CUDA only).
 NOT_CUDA = "这张卡不支持 CUDA：基于 PyTorch/CUDA 的代码要迁移到厂商自己的软件栈（如昇腾 CANN、AMD ROCm）才能跑"
-
-#: Why a card without BF16 tensor cores cannot run a workload stated in BF16. vLLM refuses it
-#: ("Bfloat16 is only supported on GPUs with compute capability of at least 8.0 … You can use
-#: float16 instead", vllm/config.py) and so does transformers' TrainingArguments(bf16=True)
-#: ("Your setup doesn't support bf16/gpu", Ampere or newer); BF16 tensor cores arrived with Ampere.
-NO_BF16 = "这张卡没有 BF16 张量核心（Volta、Turing 架构只支持 FP16）：按 BF16 跑，vLLM 推理和 Hugging Face Trainer 训练都会直接报错；改用 FP16 精度重新计算"
-
-#: Said of mixed-precision training on such a card: the usual Volta recipe, same memory.
-MIXED_AS_FP16 = "这张卡没有 BF16 张量核心：混合精度按 FP16 计算加动态损失缩放（显存占用相同，个别模型可能数值溢出）"
 
 #: Sizes a workload on one GPU (see engine.sizing.size_workload).
 SizingFor = Callable[[Gpu], Sizing]
@@ -162,8 +153,10 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     if cards is None:
         opt.excluded = f"即使用到 {sizing.max_cards} 张卡，每张卡的显存也不够"
         return opt
-    if _without_bf16(gpu, sizing, Precision.bf16):
-        opt.excluded = NO_BF16
+    # The plan's number format must run on the card (rules.yaml support; BF16 on Volta/Turing, FP8
+    # below Ada, Marlin kernels below Ampere ...): else the reason and the nearest format that runs.
+    if (refusal := support.check_request(gpu, sizing.request, rules).refusal) is not None:
+        opt.excluded = refusal
         return opt
     if delivery is Delivery.bare_metal and not links_cards(gpu, cards):
         # The delivery rule's premise: multi-card training needs a scale-up link.
@@ -277,14 +270,6 @@ def _runner_ups(
             job = costs.job_cost_cny(offer, cards, hours / keep, pricing)
         out.append(RunnerUp(offer, m, job))
     return out
-
-
-def _without_bf16(gpu: Gpu, sizing: Sizing, precision: Precision) -> bool:
-    """Whether the workload is stated in ``precision`` and the card has no BF16 tensor cores
-    (``bf16_tflops_dense`` null: Volta, Turing). ``bf16`` is refused on such cards (:data:`NO_BF16`);
-    ``mixed`` trains there in FP16 with loss scaling (:data:`MIXED_AS_FP16`)."""
-    req = sizing.request
-    return gpu.bf16_tflops_dense is None and req is not None and req.precision is precision
 
 
 def links_cards(gpu: Gpu, cards: int) -> bool:
@@ -401,8 +386,8 @@ def _reasons(o: Option, training_job: bool, rules: Rules) -> list[str]:
         )
     if o.gpu.vendor is not Vendor.nvidia and not o.excluded:
         out.append(NOT_CUDA)
-    if _without_bf16(o.gpu, s, Precision.mixed) and not o.excluded:
-        out.append(MIXED_AS_FP16)
+    if not o.excluded and (note := support.check_request(o.gpu, s.request, rules).note) is not None:
+        out.append(note)  # how the format runs there (a slower kernel, FP16 for mixed precision ...)
     if o.offer_is_fallback and o.offer is not None:
         out.append(fallback_note(o.offer))
     elif o.offer is not None and (note := form_note(o.offer, o.delivery)) is not None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from generator.data.records import Gpu, Precision, Workload
-from generator.data.rules import LinkKind, MemoryRules, Rules, SpeedRules, TrainingPlatform
+from generator.data.rules import LinkKind, MemoryRules, Rules, ServingRules, SpeedRules, TrainingPlatform
 from generator.engine import memory
 from generator.engine.arch import Arch
 from generator.engine.footprint import default_kv_precision, kv_bytes_per_token, parallel_layout, weight_bytes
@@ -183,8 +183,12 @@ def training_hours(req: Request, tokens: float, gpu: Gpu, cards: int, all_rules:
     plat = platform(gpu, rules)
     eff, link = scaling_efficiency(gpu, cards, all_rules)
     peak = gpu.tensor_tflops * TERA
-    steps = flops / (cards * peak * plat.mfu * eff) / SECONDS_PER_HOUR
+    fine = finetune_costs(req, gpu, all_rules)
+    micro_steps = tokens / (req.tokens * cards)  # per card
+    seconds = flops * fine.hardware_factor / (cards * peak * plat.mfu * eff) + micro_steps * fine.fixed_s
+    steps = seconds / SECONDS_PER_HOUR
     hours = steps / rules.training.goodput
+    job_mfu = flops / (cards * peak * seconds) if seconds > 0 else plat.mfu * eff
     frozen = req.workload in (Workload.lora, Workload.qlora)
     sure = "" if plat.confirmed else "（未经公开数据确认的保守假设）"
     peak_mark = "（厂商数据表未确认）" if _tensor_unconfirmed(gpu) else ""
@@ -203,6 +207,7 @@ def training_hours(req: Request, tokens: float, gpu: Gpu, cards: int, all_rules:
             f"{sure}：{plat.basis}。不假设使用 FP8。",
         ),
         Assumption("scaling", eff, f"{cards} 张卡，{describe_link(gpu, cards)}，多卡扩展效率按 {eff:.0%} 计。"),
+        *fine.assumptions,
         Assumption(
             "goodput",
             rules.training.goodput,
@@ -215,12 +220,57 @@ def training_hours(req: Request, tokens: float, gpu: Gpu, cards: int, all_rules:
         gpu_hours=hours * cards,
         step_hours=steps,
         flops=flops,
-        mfu=plat.mfu * eff,
+        mfu=job_mfu,
         platform=plat,
         scaling=eff,
         link=link,
         assumptions=assumptions,
     )
+
+
+@dataclass(frozen=True)
+class FineTuneCosts:
+    """What a fine-tuning micro-step costs beyond the pre-training MFU (see :func:`finetune_costs`)."""
+
+    hardware_factor: float  # hardware work per model FLOP, relative to the published pre-training runs
+    fixed_s: float  # seconds per micro-step per card: framework overhead + QLoRA dequantization
+    assumptions: list[Assumption]
+
+
+def finetune_costs(req: Request, gpu: Gpu, rules: Rules) -> FineTuneCosts:
+    """Fine-tuning (LoRA, QLoRA, full) on Hugging Face Trainer / PEFT at small micro-batches.
+
+    The platform MFUs are pre-training runs that recompute activations: forward + recompute +
+    backward = (2 + b) / (1 + b) of the model FLOPs with b = ``backward_to_forward``. A job does
+    (1 + c + b') / (1 + b') with c = 1 under gradient checkpointing and b' its own backward (a frozen
+    base: ``frozen_backward_to_forward``); the ratio of the two scales its compute. Per micro-step and
+    card come a fixed cost and, for QLoRA, dequantizing every 4-bit base weight in each pass
+    (``dequant_bytes_per_weight`` of memory traffic per weight per pass at the card's bandwidth).
+    Pre-training keeps the published MFU as it is (large micro-batches, its own stack).
+    """
+    if req.workload not in (Workload.lora, Workload.qlora, Workload.full):
+        return FineTuneCosts(1.0, 0.0, [])
+    sp = rules.speed
+    ft = sp.training.finetune
+    frozen = req.workload in (Workload.lora, Workload.qlora)
+    back = sp.frozen_backward_to_forward if frozen else sp.backward_to_forward
+    recompute = 1.0 if req.grad_checkpointing else 0.0
+    published = (2 + sp.backward_to_forward) / (1 + sp.backward_to_forward)
+    factor = ((1 + recompute + back) / (1 + back)) / published
+    dequant = 0.0
+    passes = 2 + recompute  # forward, (recompute), backward
+    if req.workload is Workload.qlora:
+        weights = max(0.0, req.arch.params - req.arch.embedding_params)
+        dequant = passes * weights * ft.dequant_bytes_per_weight / (gpu.memory_bandwidth_gbps * GIGA)
+    fixed = ft.micro_step_overhead_s + dequant
+    text = (
+        f"微调按 Hugging Face Trainer / PEFT 的实测计：每个微批次（{req.batch} × {req.context:,} token）另有约 "
+        f"{ft.micro_step_overhead_s:g} 秒的固定开销"
+        + (f"，QLoRA 每个微批次还要把 4 位底座权重反量化 {passes:g} 遍（约 {dequant:.2f} 秒）" if dequant else "")
+        + ("；开启梯度检查点，前向要重算一遍" if req.grad_checkpointing else "；不开梯度检查点，不重算前向")
+        + "（按 Qwen 公布的单卡 A100 微调速度表校准）。"
+    )
+    return FineTuneCosts(factor, fixed, [Assumption("finetune", fixed, text)])
 
 
 def _tensor_unconfirmed(gpu: Gpu) -> bool:
@@ -420,9 +470,19 @@ def serve(req: Request, gpu: Gpu, cards: int, all_rules: Rules, prompt: int, out
     )
 
 
+def serving_cap(gpu: Gpu, serving: ServingRules) -> int:
+    """vLLM's default ``max_num_seqs`` on this card: the larger default on cards of at least
+    ``large_card_min_gib`` whose name has none of ``large_card_excluded_names`` (vLLM excludes the
+    A100), else ``max_concurrency`` (EngineArgs.get_batch_defaults)."""
+    name = gpu.name.lower()
+    if gpu.memory_gb >= serving.large_card_min_gib and not any(x in name for x in serving.large_card_excluded_names):
+        return serving.large_card_max_concurrency
+    return serving.max_concurrency
+
+
 def max_concurrency(req: Request, gpu: Gpu, cards: int, all_rules: Rules, cap: int | None = None) -> tuple[int, bool]:
     """Sequences of ``req.context`` tokens that fit the cards together, and whether the engine's cap
-    (``serving.max_concurrency``, vLLM max_num_seqs) limits it instead.
+    (vLLM's max_num_seqs on this card, :func:`serving_cap`) limits it instead.
 
     A count fits when the memory estimate at that batch fits the usable memory: weights, every
     sequence's KV cache, the prefill temporaries of one step (the serving stack's chunk, so they stop
@@ -431,7 +491,7 @@ def max_concurrency(req: Request, gpu: Gpu, cards: int, all_rules: Rules, cap: i
     request).
     """
     mem = all_rules.memory
-    limit = cap or all_rules.speed.serving.max_concurrency
+    limit = cap or serving_cap(gpu, all_rules.speed.serving)
     usable = memory.usable_gib(gpu.memory_gb, mem)
 
     def fits(count: int) -> bool:

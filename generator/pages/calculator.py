@@ -39,7 +39,7 @@ from generator.pages.names import (
 from generator.pages.render import price_label
 
 #: The rules sections the engine reads (``pages`` is editorial and stays out).
-RULE_SECTIONS = ("cost", "prices", "defaults", "delivery", "memory", "speed")
+RULE_SECTIONS = ("cost", "prices", "defaults", "delivery", "memory", "speed", "support")
 
 
 def calculator_data(cat: Catalogue) -> dict[str, Any]:
@@ -77,6 +77,7 @@ def _gpu(cat: Catalogue, g: Gpu) -> dict[str, Any]:
         "vendor": g.vendor.value,
         "architecture": g.architecture,
         "form_factor": g.form_factor.value,
+        "compute_capability": g.compute_capability,
         "domestic": g.domestic,
         "memory_gb": g.memory_gb,
         "memory_bandwidth_gbps": g.memory_bandwidth_gbps,

@@ -56,7 +56,7 @@ class SiteContext:
     month_hours: float  # rules.cost.hours_per_month: a card-month
     pick_billing: list[str]  # billing tiers that rank a recommendation, as names
     serving_stack: str  # the serving software serving figures assume (rules.yaml), e.g. vLLM
-    max_concurrency: int  # the engine's cap on concurrent sequences (rules.yaml speed.serving)
+    max_concurrency: str  # the engine's cap on concurrent sequences per card class, in words (rules.yaml speed.serving)
 
 
 @dataclass(frozen=True)

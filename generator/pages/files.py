@@ -53,7 +53,16 @@ def site_context(cat: Catalogue) -> SiteContext:
         month_hours=cat.rules.cost.hours_per_month,
         pick_billing=[BILLING_NAMES[b.value] for b in cat.rules.prices.pick_billing],
         serving_stack=cat.rules.memory.inference.serving_stack.name,
-        max_concurrency=cat.rules.speed.serving.max_concurrency,
+        max_concurrency=_concurrency_words(cat),
+    )
+
+
+def _concurrency_words(cat: Catalogue) -> str:
+    """vLLM's default cap on concurrent sequences per card class (rules.yaml speed.serving)."""
+    sv = cat.rules.speed.serving
+    return (
+        f"{sv.max_concurrency:,} 路；显存 {sv.large_card_min_gib:g} GB 及以上的卡（A100 除外）"
+        f"{sv.large_card_max_concurrency:,} 路"
     )
 
 

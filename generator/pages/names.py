@@ -47,6 +47,7 @@ FIGURE_NAMES = {
     GpuFigure.interconnect_gbps.value: "互联带宽 (GB/s)",
     GpuFigure.pcie_gen.value: "PCIe 代数",
     GpuFigure.release_year.value: "发布年份",
+    GpuFigure.compute_capability.value: "CUDA 计算能力",
 }
 
 #: Precision names as readers know them (field values like "mixed" never reach a page).

@@ -50,6 +50,7 @@ SPEC_ROWS = [
     ("memory_gb", 0), ("memory_type", 0), ("memory_bandwidth_gbps", 0), ("bf16_tflops_dense", 1),
     ("fp16_tflops_dense", 1), ("fp8_tflops_dense", 1), ("int8_tops_dense", 1), ("fp32_tflops", 1),
     ("fp64_tflops", 1), ("tdp_w", 0), ("interconnect", 0), ("interconnect_gbps", 0), ("pcie_gen", 0),
+    ("compute_capability", 1),
 ]  # fmt: skip
 
 HOME: Crumb = ("首页", "index.md")

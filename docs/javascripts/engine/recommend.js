@@ -6,18 +6,11 @@ import { deliveryForm } from "./delivery.js";
 import { describeLink, hasNvlinkClassLink } from "./links.js";
 import { cny, compareTuples, fixed, grouped, groupedInt, percent } from "./py.js";
 import { trainOn } from "./sizing.js";
+import { checkRequest } from "./support.js";
 import { costPerMillionTokens } from "./speed.js";
 
 /** NOT_CUDA: said of every non-NVIDIA option that stays eligible. */
 const NOT_CUDA = "这张卡不支持 CUDA：基于 PyTorch/CUDA 的代码要迁移到厂商自己的软件栈（如昇腾 CANN、AMD ROCm）才能跑";
-
-/** NO_BF16, MIXED_AS_FP16: a card without BF16 tensor cores (bf16_tflops_dense null). */
-const NO_BF16 = "这张卡没有 BF16 张量核心（Volta、Turing 架构只支持 FP16）：按 BF16 跑，vLLM 推理和 Hugging Face Trainer 训练都会直接报错；改用 FP16 精度重新计算";
-const MIXED_AS_FP16 = "这张卡没有 BF16 张量核心：混合精度按 FP16 计算加动态损失缩放（显存占用相同，个别模型可能数值溢出）";
-
-/** lacks_bf16 / mixed_as_fp16: the request's stated precision on a card without BF16 tensor cores. */
-const withoutBf16 = (gpu, sizing, precision) =>
-  gpu.bf16_tflops_dense === null && sizing.request !== null && sizing.request.precision === precision;
 
 const BILLING_ZH = { on_demand: "按量", daily: "按天", monthly: "包月" };
 
@@ -70,8 +63,9 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
     opt.excluded = `即使用到 ${sizing.max_cards} 张卡，每张卡的显存也不够`;
     return opt;
   }
-  if (withoutBf16(gpu, sizing, "bf16")) {
-    opt.excluded = NO_BF16;
+  const refusal = checkRequest(gpu, sizing.request, rules).refusal;
+  if (refusal !== null) {
+    opt.excluded = refusal;
     return opt;
   }
   if (delivery === "bare_metal" && !linksCards(gpu, cards)) {
@@ -169,7 +163,7 @@ export function recommend(cat, sizingFor, workload, c) {
   const options = cat.gpus.map((g) => evaluateGpu(g, sizingFor(g), cat, workload, c));
   const keyed = options.map((o) => [sortKey(o, trainingJob), o]).sort((a, b) => compareTuples(a[0], b[0]));
   const ranked = keyed.map(([, o]) => o);
-  for (const o of ranked) o.reasons = reasons(o, trainingJob, cat.pricing.rules);
+  for (const o of ranked) o.reasons = reasons(o, trainingJob, cat.pricing.rules, cat.rules);
   const pick = ranked.length && ranked[0].excluded === null ? ranked[0] : null;
   return { options: ranked, training_job: trainingJob, pick };
 }
@@ -190,7 +184,7 @@ export function formNote(offer, delivery) {
 }
 
 /** _reasons: plain-Chinese reasons shown next to an option. */
-function reasons(o, trainingJob, costRules) {
+function reasons(o, trainingJob, costRules, rules) {
   const out = [];
   const s = o.sizing;
   if (o.cards !== null) {
@@ -223,7 +217,10 @@ function reasons(o, trainingJob, costRules) {
     );
   }
   if (o.gpu.vendor !== "NVIDIA" && !o.excluded) out.push(NOT_CUDA);
-  if (withoutBf16(o.gpu, s, "mixed") && !o.excluded) out.push(MIXED_AS_FP16);
+  if (!o.excluded) {
+    const note = checkRequest(o.gpu, s.request, rules).note;
+    if (note !== null) out.push(note);
+  }
   if (o.offer_is_fallback && o.offer !== null) {
     out.push(fallbackNote(o.offer));
   } else if (o.offer !== null) {

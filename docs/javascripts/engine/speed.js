@@ -54,9 +54,32 @@ export function trainingHours(req, tokens, gpu, cards, rules) {
   const plat = platform(gpu, speed);
   const [eff] = scalingEfficiency(gpu, cards, rules);
   const peak = tensorTflops(gpu) * TERA;
-  const steps = flops / (cards * peak * plat.mfu * eff) / SECONDS_PER_HOUR;
+  const fine = finetuneCosts(req, gpu, rules);
+  const microSteps = tokens / (req.batch * req.context * cards);
+  const seconds = flops * fine.hardware_factor / (cards * peak * plat.mfu * eff) + microSteps * fine.fixed_s;
+  const steps = seconds / SECONDS_PER_HOUR;
   const hours = steps / speed.training.goodput;
-  return { hours, gpu_hours: hours * cards, flops, mfu: plat.mfu * eff, confirmed: plat.confirmed };
+  const mfu = seconds > 0 ? flops / (cards * peak * seconds) : plat.mfu * eff;
+  return { hours, gpu_hours: hours * cards, flops, mfu, confirmed: plat.confirmed };
+}
+
+/** finetune_costs: compute relative to the published pre-training runs' recomputation, and the fixed
+ * seconds per micro-step per card (framework overhead + QLoRA dequantization). */
+export function finetuneCosts(req, gpu, rules) {
+  if (!["lora", "qlora", "full"].includes(req.workload)) return { hardware_factor: 1, fixed_s: 0 };
+  const sp = rules.speed;
+  const ft = sp.training.finetune;
+  const frozen = req.workload === "lora" || req.workload === "qlora";
+  const back = frozen ? sp.frozen_backward_to_forward : sp.backward_to_forward;
+  const recompute = req.grad_checkpointing ? 1 : 0;
+  const published = (2 + sp.backward_to_forward) / (1 + sp.backward_to_forward);
+  const factor = ((1 + recompute + back) / (1 + back)) / published;
+  let dequant = 0;
+  if (req.workload === "qlora") {
+    const weights = Math.max(0, req.arch.params - req.arch.embedding_params);
+    dequant = (2 + recompute) * weights * ft.dequant_bytes_per_weight / (gpu.memory_bandwidth_gbps * GIGA);
+  }
+  return { hardware_factor: factor, fixed_s: ft.micro_step_overhead_s + dequant };
 }
 
 /** expected_experts_touched: E·(1 − (1 − k/E)^b) */
@@ -166,9 +189,18 @@ export function serve(req, gpu, cards, rules, prompt, output, concurrency) {
 }
 
 /** max_concurrency: [the most sequences whose estimate fits the usable memory (bisection), whether the engine's cap limits it]. */
+/** serving_cap: vLLM's default max_num_seqs on this card (EngineArgs.get_batch_defaults). */
+export function servingCap(gpu, serving) {
+  const name = gpu.name.toLowerCase();
+  if (gpu.memory_gb >= serving.large_card_min_gib && !serving.large_card_excluded_names.some((x) => name.includes(x))) {
+    return serving.large_card_max_concurrency;
+  }
+  return serving.max_concurrency;
+}
+
 export function maxConcurrency(req, gpu, cards, rules, cap = null) {
   const mem = rules.memory;
-  const limit = cap || rules.speed.serving.max_concurrency;
+  const limit = cap || servingCap(gpu, rules.speed.serving);
   const usable = usableGib(gpu.memory_gb, mem);
   const fits = (count) => estimate({ ...req, batch: count, gpus: cards }, mem).total_gib <= usable;
   if (fits(limit)) return [limit, true];
