@@ -20,7 +20,7 @@ from generator.data.problems import DataError
 from generator.data.records import Gpu, ModelKind, Offload, Optimizer, Precision, Workload
 from generator.data.validate import load_catalogue
 from generator.engine import memory, speed
-from generator.engine.arch import Arch
+from generator.engine.arch import Arch, shape_problem
 from generator.engine.cost import Usage
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
 from generator.engine.request import Request
@@ -32,6 +32,21 @@ from generator.pipeline import Project
 ARCH_FLAGS = ("layers", "hidden", "heads", "kv-heads", "vocab", "intermediate", "head-dim")
 #: Mixture-of-experts and embedding fields ``--params`` may come with.
 MOE_FLAGS = ("experts", "experts-per-token", "active-params", "tied-embeddings")
+#: Attention and MoE variants (latent attention, windows, linear attention, dense and shared experts):
+#: flag, Arch field, help. Never derived: a model without them has none.
+VARIANT_FLAGS = (
+    ("kv-lora-rank", "kv_lora_rank", "multi-head latent attention: the cached latent (config.json kv_lora_rank)"),
+    ("qk-rope-head-dim", "qk_rope_dim", "with --kv-lora-rank: the rotary key cached beside it"),
+    ("sliding-window", "window", "tokens a windowed layer attends to (sliding_window / attention_chunk_size)"),
+    ("window-layers", "window_layers", "with --sliding-window: layers that use the window"),
+    ("linear-layers", "linear_layers", "linear-attention layers (no KV cache, a fixed state per sequence)"),
+    ("linear-state", "linear_state", "with --linear-layers: state values per sequence per such layer"),
+    ("dense-layers", "dense_layers", "MoE: leading layers with a dense MLP (first_k_dense_replace)"),
+    ("shared-experts", "shared_experts", "MoE: shared experts every token passes through, in expert widths"),
+)
+#: Arch fields of :func:`generator.engine.arch.shape_problem` as flags.
+_FLAG_OF = {"kv_heads": "kv-heads", "heads": "heads", "experts_per_token": "experts-per-token",
+            "window_layers": "window-layers", "linear_layers": "linear-layers", "dense_layers": "dense-layers"}  # fmt: skip
 
 
 def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
@@ -50,6 +65,8 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
     p.add_argument("--active-params", type=bounded("active-params"), metavar="BILLIONS",
                    help="with --experts: parameters one token passes through")  # fmt: skip
     p.add_argument("--tied-embeddings", action="store_true", help="with --params: input and output embeddings shared")
+    for flag, _field, text in VARIANT_FLAGS:
+        p.add_argument(f"--{flag}", type=bounded(flag), help=f"with --params: {text}")
     p.add_argument("--precision", default=Precision.bf16.value, choices=[x.value for x in Precision])
     p.add_argument("--kv-precision", choices=[x.value for x in Precision])
     p.add_argument("--batch", type=bounded("batch"), help="default: rules.yaml defaults.batch")
@@ -108,7 +125,8 @@ def _catalogue(project: Project) -> Catalogue:
 
 def _arch(cat: Catalogue, args: argparse.Namespace) -> Arch:
     """The model's shape: a ``models.yaml`` entry, or ``--params`` with whatever fields are given."""
-    shape_flags = [f for f in (*ARCH_FLAGS, *MOE_FLAGS) if getattr(args, f.replace("-", "_")) not in (None, False)]
+    names = (*ARCH_FLAGS, *MOE_FLAGS, *(f for f, _, _ in VARIANT_FLAGS))
+    shape_flags = [f for f in names if getattr(args, f.replace("-", "_")) not in (None, False)]
     if args.model is not None:
         if shape_flags:
             raise UsageError(
@@ -125,11 +143,34 @@ def _arch(cat: Catalogue, args: argparse.Namespace) -> Arch:
         raise UsageError(f"--experts-per-token {args.experts_per_token} is more than --experts {args.experts}")
     if args.active_params is not None and args.active_params > args.params:
         raise UsageError(f"--active-params {args.active_params:g} is more than --params {args.params:g}")
+    variants = {field: getattr(args, flag.replace("-", "_")) for flag, field, _ in VARIANT_FLAGS}
+    if variants["qk_rope_dim"] is not None and variants["kv_lora_rank"] is None:
+        raise UsageError("--qk-rope-head-dim belongs to latent attention: add --kv-lora-rank")
+    if (variants["linear_state"] is None) != (variants["linear_layers"] is None):
+        raise UsageError("--linear-layers and --linear-state go together")
+    if (variants["dense_layers"] is not None or variants["shared_experts"] is not None) and args.experts is None:
+        raise UsageError("--dense-layers and --shared-experts describe a mixture of experts: add --experts")
+    counts: dict[str, int] = {k: v or 0 for k, v in variants.items() if k not in {"kv_lora_rank", "window"}}
+    counted = [f for f in ("window_layers", "linear_layers", "dense_layers") if counts[f]]
+    if counted and args.layers is None:
+        raise UsageError(f"--{_FLAG_OF[counted[0]]} counts some of the layers: add --layers")
+    problem = shape_problem(
+        layers=args.layers, hidden=args.hidden, heads=args.heads, kv_heads=args.kv_heads, head_dim=args.head_dim,
+        experts=args.experts, experts_per_token=args.experts_per_token, window=variants["window"],
+        window_layers=counts["window_layers"], linear_layers=counts["linear_layers"],
+        dense_layers=counts["dense_layers"], kv_lora_rank=variants["kv_lora_rank"],
+    )  # fmt: skip
+    if problem is not None:
+        raise UsageError(f"--{_FLAG_OF[problem[0]]}: {problem[1]}")
     return Arch.from_params(
         args.params, layers=args.layers, hidden=args.hidden, heads=args.heads, kv_heads=args.kv_heads,
         vocab=args.vocab, intermediate=args.intermediate, head_dim=args.head_dim, experts=args.experts,
         experts_per_token=args.experts_per_token, active_params_b=args.active_params,
         tied_embeddings=args.tied_embeddings, defaults=cat.rules.memory.arch_defaults,
+        kv_lora_rank=variants["kv_lora_rank"], window=variants["window"], qk_rope_dim=counts["qk_rope_dim"],
+        window_layers=counts["window_layers"], linear_layers=counts["linear_layers"],
+        linear_state=counts["linear_state"], dense_layers=counts["dense_layers"],
+        shared_experts=counts["shared_experts"],
     )  # fmt: skip
 
 
