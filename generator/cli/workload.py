@@ -12,6 +12,7 @@ import difflib
 import json
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from generator.cli.arguments import billing_tiers, bounded, number, slug, whole
@@ -22,6 +23,7 @@ from generator.data.validate import load_catalogue
 from generator.engine import memory, speed
 from generator.engine.arch import Arch, shape_problem
 from generator.engine.cost import Usage
+from generator.engine.hfconfig import ConfigError, key_line, read_config
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
 from generator.engine.request import Request
 from generator.engine.sizing import MAX_CARDS, arch_for, output_tokens, size_workload
@@ -56,6 +58,8 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
     who.add_argument("--model", type=slug, help="model id from data/models.yaml")
     who.add_argument("--params", type=bounded("params"), metavar="BILLIONS",
                      help="total parameters in billions (MoE: all)")  # fmt: skip
+    who.add_argument("--config-json", metavar="PATH",
+                     help="a Hugging Face config.json: the model's shape and parameter count read from it")  # fmt: skip
     for name in ARCH_FLAGS:
         p.add_argument(f"--{name}", type=bounded(name), help="with --params: architecture field (derived if missing)")
     p.add_argument("--experts", type=bounded("experts"), help="with --params: routed experts per MoE layer")
@@ -123,8 +127,44 @@ def _catalogue(project: Project) -> Catalogue:
     return cat
 
 
+def _with_config_json(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` with the shape flags a ``--config-json`` file stands for (see :mod:`generator.engine.hfconfig`).
+
+    Refusals name the file, the key's line and the key: ``config.json:12: num_key_value_heads: …``.
+    """
+    path = Path(args.config_json)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--config-json {path}: cannot read it ({exc.__class__.__name__})") from None
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    try:
+        read = read_config(parsed)
+    except ConfigError as exc:
+        line = key_line(text, exc.key)
+        raise UsageError(f"{path}{f':{line}' if line else ''}: {exc.key}: {exc.reason}") from None
+    out = argparse.Namespace(**vars(args))
+    for flag, value in read.flags.items():
+        name = flag.replace("-", "_")
+        if getattr(args, name) not in (None, False):
+            raise UsageError(
+                f"--{flag} describes a model given by --params; --config-json gives the file's own figures"
+            )
+        try:
+            setattr(out, name, True if flag == "tied-embeddings" else bounded(flag)(value))
+        except argparse.ArgumentTypeError as exc:
+            raise UsageError(f"{path}: {flag.replace('-', '_')} read as {value}: {exc}") from None
+    out.config_json = None
+    return out
+
+
 def _arch(cat: Catalogue, args: argparse.Namespace) -> Arch:
-    """The model's shape: a ``models.yaml`` entry, or ``--params`` with whatever fields are given."""
+    """The model's shape: a ``models.yaml`` entry, a ``config.json``, or ``--params`` with whatever fields are given."""
+    if getattr(args, "config_json", None) is not None:
+        args = _with_config_json(args)
     names = (*ARCH_FLAGS, *MOE_FLAGS, *(f for f, _, _ in VARIANT_FLAGS))
     shape_flags = [f for f in names if getattr(args, f.replace("-", "_")) not in (None, False)]
     if args.model is not None:
