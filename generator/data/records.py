@@ -506,6 +506,12 @@ class OpenModel(Record):
         description="Diffusion models: the dtype the model card runs the pipeline in (SDXL fp16, FLUX bf16); "
         "model pages size the model with it.",
     )
+    checkpoint_precision: Precision | None = Field(
+        default=None,
+        strict=False,
+        description="Language models released in a low precision: the dtype of the published weights (fp8 for "
+        "DeepSeek-V3/R1's block-scaled FP8 checkpoint); the model's inference page serves it so.",
+    )
     components: list[ModelComponent] = Field(
         default_factory=list,
         description="Diffusion models: the pipeline's parts (denoiser, text encoders, VAE), each with its parameters.",

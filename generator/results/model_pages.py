@@ -95,7 +95,8 @@ def page_request(cat: Catalogue, model: OpenModel, workload: Workload) -> Reques
     """The workload a model page sizes: ``rules.pages.model_pages``, the rest from ``rules.defaults``.
 
     Image models use the ``diffusion`` entry (resolution, batch, offload) in their own
-    ``pipeline_precision``; language models the entry of their workload.
+    ``pipeline_precision``; language models the entry of their workload (inference in the model's
+    ``checkpoint_precision`` when it has one).
     """
     pages, d = cat.rules.pages.model_pages, cat.rules.defaults
     arch = arch_for(model, cat.rules)
@@ -110,10 +111,12 @@ def page_request(cat: Catalogue, model: OpenModel, workload: Workload) -> Reques
             offload=img.offload,
         )
     spec = getattr(pages, workload.value)
+    # A checkpoint released in a low precision (DeepSeek-V3/R1's FP8) is served as released.
+    native = model.checkpoint_precision if workload is Workload.inference else None
     return Request(
         workload=workload,
         arch=arch,
-        precision=Precision(spec.precision),
+        precision=native or Precision(spec.precision),
         batch=spec.batch,
         context=spec.context,
         grad_checkpointing=d.grad_checkpointing,
