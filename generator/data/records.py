@@ -421,6 +421,15 @@ class ModelComponent(Record):
     note: Text | None = Field(default=None, description="How the count was read, if not stated by the source.")
 
 
+class DeploymentPlan(Record):
+    """A way people serve a model (a card and a weight format); the engine sizes and prices it."""
+
+    gpu: Slug = Field(description="GPU id from gpus.yaml.")
+    precision: Precision = Field(strict=False, description="Weight format the plan serves (fp8, int8, int4 …).")
+    label: ShortText = Field(description="The plan as people name it, e.g. 8 × H20 96GB（满血 FP8）.")
+    note: Text | None = Field(default=None, description="Why people choose it (what the engine's figures do not say).")
+
+
 class OpenModel(Record):
     """An open-weights model whose size drives the memory estimate."""
 
@@ -511,6 +520,11 @@ class OpenModel(Record):
         strict=False,
         description="Language models released in a low precision: the dtype of the published weights (fp8 for "
         "DeepSeek-V3/R1's block-scaled FP8 checkpoint); the model's inference page serves it so.",
+    )
+    deployments: list[DeploymentPlan] = Field(
+        default_factory=list,
+        description="Language models: deployment plans people use; the inference page compares them, "
+        "each sized and priced by the engine.",
     )
     components: list[ModelComponent] = Field(
         default_factory=list,
