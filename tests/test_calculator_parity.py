@@ -215,6 +215,18 @@ def draw(rng: random.Random, d: Draw) -> list[tuple[str, str]]:
                     q.append(("vocab", str(rng.choice([32000, 128256, 151936]))))
                 if maybe(0.3):
                     q.append(("intermediate", str(rng.choice([5632, 11008, 14336, 28672]))))
+                layers = int(dict(q)["layers"])
+                variant = rng.random()
+                if variant < 0.12:  # multi-head latent attention (DeepSeek-V2/V3 shapes)
+                    q.append(("kv-lora-rank", str(rng.choice([256, 512]))))
+                    if maybe(0.8):
+                        q.append(("qk-rope-head-dim", "64"))
+                elif variant < 0.24:  # sliding-window / chunked layers (Gemma, gpt-oss, Llama 4)
+                    q.append(("sliding-window", str(rng.choice([128, 512, 1024, 4096, 8192]))))
+                    q.append(("window-layers", str(rng.randint(1, layers))))
+                elif variant < 0.32 and layers > 1:  # linear attention (Qwen3-Next)
+                    q.append(("linear-layers", str(rng.randint(1, layers - 1))))
+                    q.append(("linear-state", str(rng.choice([548864, 65536]))))
             elif maybe(0.3):
                 q.append(("layers", str(rng.randint(4, 120))))
             if maybe(0.2):
@@ -224,6 +236,11 @@ def draw(rng: random.Random, d: Draw) -> list[tuple[str, str]]:
                     q.append(("experts-per-token", str(rng.randint(1, min(8, experts)))))
                 if maybe(0.6):
                     q.append(("active-params", num(round(params * rng.uniform(0.1, 0.5), 2) or 0.01)))
+                if maybe(0.4):
+                    q.append(("shared-experts", str(rng.randint(1, 2))))
+                layers_given = dict(q).get("layers")
+                if layers_given is not None and int(layers_given) > 1 and maybe(0.5):
+                    q.append(("dense-layers", str(rng.randint(1, min(3, int(layers_given) - 1)))))
             if maybe(0.15):
                 q.append(("tied-embeddings", "1"))
         serving = workload == "inference"
@@ -301,6 +318,18 @@ REFUSED: list[list[tuple[str, str]]] = [
     [("workload", "inference"), ("params", "7"), ("disk-gb", "-1")],
     [("workload", "inference"), ("params", "7"), ("budget", "0")],
     [("workload", "inference"), ("params", "7"), ("job-tokens", "1000001")],
+    # shapes no model has (issue 23): KV heads above heads, heads not dividing the hidden size, …
+    [("workload", "inference"), ("params", "7"), ("heads", "32"), ("kv-heads", "64")],
+    [("workload", "inference"), ("params", "7"), ("heads", "32"), ("kv-heads", "12")],
+    [("workload", "inference"), ("params", "7"), ("hidden", "4000"), ("heads", "48")],
+    [("workload", "inference"), ("params", "7"), ("layers", "32"), ("sliding-window", "4096"), ("window-layers", "40")],
+    [("workload", "inference"), ("params", "7"), ("window-layers", "4")],
+    [("workload", "inference"), ("params", "7"), ("layers", "32"), ("linear-layers", "32"), ("linear-state", "9")],
+    [("workload", "inference"), ("params", "7"), ("linear-layers", "3")],
+    [("workload", "inference"), ("params", "7"), ("qk-rope-head-dim", "64")],
+    [("workload", "inference"), ("params", "7"), ("dense-layers", "3")],
+    [("workload", "inference"), ("params", "70"), ("layers", "4"), ("experts", "8"), ("dense-layers", "4")],
+    [("workload", "inference"), ("model", "llama-2-7b"), ("kv-lora-rank", "512")],
 ]
 
 
@@ -403,7 +432,13 @@ def test_engines_refuse_the_same_inputs(bundled: Catalogue) -> None:
         assert isinstance(py, str), f"python ranked {pairs}"
         assert "error" in js, f"js ranked {pairs}"
         field, message = js["error"]
-        assert field in {k for k, _ in pairs} | {"context", "experts"} and message, (pairs, js["error"])
+        assert (
+            field in {k for k, _ in pairs} | {"context", "experts", "layers", "linear-state", "kv-lora-rank"}
+            and message
+        ), (
+            pairs,
+            js["error"],
+        )
 
 
 def test_engines_agree_on_the_mini_fixture(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@
 import { cardCounts, estimate, usableGib } from "./engine/memory.js";
 import { cny, fixed, grouped } from "./engine/py.js";
 import { readHfConfig } from "./engine/hfconfig.js";
-import { ARCH_FLAGS, CLI_PRECISION, KNOWN, catalogue, recommendResult } from "./engine/workload.js";
+import { ARCH_FLAGS, CLI_PRECISION, KNOWN, VARIANT_FLAGS, catalogue, recommendResult } from "./engine/workload.js";
 import { idleCards } from "./engine/recommend.js";
 
 /** Cards in words, as the pages print them (Option.cards_label): "4", "8（用满整机）", "1（整机 8 张，7 张闲置）". */
@@ -42,7 +42,8 @@ const PRECISION_CHOICES = {
 };
 const PRECISION_HINT = { qlora: "计算精度（底座固定按 NF4 存储）" };
 /** Text fields in the order the URL lists them. */
-const TEXT_FLAGS = ["params", ...ARCH_FLAGS, "experts", "experts-per-token", "active-params", "batch", "context",
+const VARIANTS = VARIANT_FLAGS.map(([f]) => f);
+const TEXT_FLAGS = ["params", ...ARCH_FLAGS, ...VARIANTS, "experts", "experts-per-token", "active-params", "batch", "context",
   "prompt-tokens", "output-tokens", "resolution", "job-tokens", "lora-rank", "hours-per-month", "disk-gb", "egress-gb",
   "budget"];
 const SELECT_FLAGS = ["kv-precision", "offload", "optimizer", "zero-stage"];
@@ -196,7 +197,7 @@ function init() {
     input("domestic-only").checked = on("domestic-only");
     const tiers = v.billing !== undefined ? v.billing.split(",") : null;
     for (const t of root.querySelectorAll('input[name="billing"]')) t.checked = tiers === null || tiers.includes(t.value);
-    const arch = ARCH_FLAGS.concat(["experts", "experts-per-token", "active-params", "tied-embeddings"]);
+    const arch = ARCH_FLAGS.concat(VARIANTS, ["experts", "experts-per-token", "active-params", "tied-embeddings"]);
     $("calc-arch").open = arch.some((f) => v[f] !== undefined);
     showFields();
   }
@@ -435,7 +436,7 @@ function init() {
       msg.className = "gpu-calc__error";
       return;
     }
-    for (const flag of [...ARCH_FLAGS, "params", "experts", "experts-per-token", "active-params"]) {
+    for (const flag of [...ARCH_FLAGS, ...VARIANTS, "params", "experts", "experts-per-token", "active-params"]) {
       input(flag).value = out.flags[flag] !== undefined ? out.flags[flag] : "";
     }
     input("tied-embeddings").checked = out.flags["tied-embeddings"] === "1";

@@ -24,6 +24,7 @@ GROUP_NAMES = {
     "finetune": "fine-tuning speed",
     "serving": "serving speed",
     "diffusion": "image-model memory",
+    "memory": "language-model memory",
 }
 
 

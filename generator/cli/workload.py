@@ -12,6 +12,7 @@ import difflib
 import json
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from generator.cli.arguments import billing_tiers, bounded, number, slug, whole
@@ -20,9 +21,10 @@ from generator.data.problems import DataError
 from generator.data.records import Gpu, ModelKind, Offload, Optimizer, Precision, Workload
 from generator.data.validate import load_catalogue
 from generator.engine import memory, speed
-from generator.engine.arch import Arch
+from generator.engine.arch import Arch, shape_problem
 from generator.engine.cost import Usage
 from generator.engine.flags import CLI_PRECISION, FLAG_OF, request_from_flags
+from generator.engine.hfconfig import ConfigError, key_line, read_config
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
 from generator.engine.request import Request
 from generator.engine.sizing import MAX_CARDS, arch_for, output_tokens, size_workload
@@ -33,6 +35,21 @@ from generator.pipeline import Project
 ARCH_FLAGS = ("layers", "hidden", "heads", "kv-heads", "vocab", "intermediate", "head-dim")
 #: Mixture-of-experts and embedding fields ``--params`` may come with.
 MOE_FLAGS = ("experts", "experts-per-token", "active-params", "tied-embeddings")
+#: Attention and MoE variants (latent attention, windows, linear attention, dense and shared experts):
+#: flag, Arch field, help. Never derived: a model without them has none.
+VARIANT_FLAGS = (
+    ("kv-lora-rank", "kv_lora_rank", "multi-head latent attention: the cached latent (config.json kv_lora_rank)"),
+    ("qk-rope-head-dim", "qk_rope_dim", "with --kv-lora-rank: the rotary key cached beside it"),
+    ("sliding-window", "window", "tokens a windowed layer attends to (sliding_window / attention_chunk_size)"),
+    ("window-layers", "window_layers", "with --sliding-window: layers that use the window"),
+    ("linear-layers", "linear_layers", "linear-attention layers (no KV cache, a fixed state per sequence)"),
+    ("linear-state", "linear_state", "with --linear-layers: state values per sequence per such layer"),
+    ("dense-layers", "dense_layers", "MoE: leading layers with a dense MLP (first_k_dense_replace)"),
+    ("shared-experts", "shared_experts", "MoE: shared experts every token passes through, in expert widths"),
+)
+#: Arch fields of :func:`generator.engine.arch.shape_problem` as flags.
+_FLAG_OF = {"kv_heads": "kv-heads", "heads": "heads", "experts_per_token": "experts-per-token",
+            "window_layers": "window-layers", "linear_layers": "linear-layers", "dense_layers": "dense-layers"}  # fmt: skip
 
 
 def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
@@ -42,6 +59,8 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
     who.add_argument("--model", type=slug, help="model id from data/models.yaml")
     who.add_argument("--params", type=bounded("params"), metavar="BILLIONS",
                      help="total parameters in billions (MoE: all)")  # fmt: skip
+    who.add_argument("--config-json", metavar="PATH",
+                     help="a Hugging Face config.json: the model's shape and parameter count read from it")  # fmt: skip
     for name in ARCH_FLAGS:
         p.add_argument(f"--{name}", type=bounded(name), help="with --params: architecture field (derived if missing)")
     p.add_argument("--experts", type=bounded("experts"), help="with --params: routed experts per MoE layer")
@@ -51,6 +70,8 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
     p.add_argument("--active-params", type=bounded("active-params"), metavar="BILLIONS",
                    help="with --experts: parameters one token passes through")  # fmt: skip
     p.add_argument("--tied-embeddings", action="store_true", help="with --params: input and output embeddings shared")
+    for flag, _field, text in VARIANT_FLAGS:
+        p.add_argument(f"--{flag}", type=bounded(flag), help=f"with --params: {text}")
     p.add_argument("--precision", default=CLI_PRECISION.value, choices=[x.value for x in Precision])
     p.add_argument("--kv-precision", choices=[x.value for x in Precision])
     p.add_argument("--batch", type=bounded("batch"), help="default: rules.yaml defaults.batch")
@@ -107,9 +128,46 @@ def _catalogue(project: Project) -> Catalogue:
     return cat
 
 
+def _with_config_json(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` with the shape flags a ``--config-json`` file stands for (see :mod:`generator.engine.hfconfig`).
+
+    Refusals name the file, the key's line and the key: ``config.json:12: num_key_value_heads: …``.
+    """
+    path = Path(args.config_json)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--config-json {path}: cannot read it ({exc.__class__.__name__})") from None
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    try:
+        read = read_config(parsed)
+    except ConfigError as exc:
+        line = key_line(text, exc.key)
+        raise UsageError(f"{path}{f':{line}' if line else ''}: {exc.key}: {exc.reason}") from None
+    out = argparse.Namespace(**vars(args))
+    for flag, value in read.flags.items():
+        name = flag.replace("-", "_")
+        if getattr(args, name) not in (None, False):
+            raise UsageError(
+                f"--{flag} describes a model given by --params; --config-json gives the file's own figures"
+            )
+        try:
+            setattr(out, name, True if flag == "tied-embeddings" else bounded(flag)(value))
+        except argparse.ArgumentTypeError as exc:
+            raise UsageError(f"{path}: {flag.replace('-', '_')} read as {value}: {exc}") from None
+    out.config_json = None
+    return out
+
+
 def _arch(cat: Catalogue, args: argparse.Namespace) -> Arch:
-    """The model's shape: a ``models.yaml`` entry, or ``--params`` with whatever fields are given."""
-    shape_flags = [f for f in (*ARCH_FLAGS, *MOE_FLAGS) if getattr(args, f.replace("-", "_")) not in (None, False)]
+    """The model's shape: a ``models.yaml`` entry, a ``config.json``, or ``--params`` with whatever fields are given."""
+    if getattr(args, "config_json", None) is not None:
+        args = _with_config_json(args)
+    names = (*ARCH_FLAGS, *MOE_FLAGS, *(f for f, _, _ in VARIANT_FLAGS))
+    shape_flags = [f for f in names if getattr(args, f.replace("-", "_")) not in (None, False)]
     if args.model is not None:
         if shape_flags:
             raise UsageError(
@@ -126,11 +184,34 @@ def _arch(cat: Catalogue, args: argparse.Namespace) -> Arch:
         raise UsageError(f"--experts-per-token {args.experts_per_token} is more than --experts {args.experts}")
     if args.active_params is not None and args.active_params > args.params:
         raise UsageError(f"--active-params {args.active_params:g} is more than --params {args.params:g}")
+    variants = {field: getattr(args, flag.replace("-", "_")) for flag, field, _ in VARIANT_FLAGS}
+    if variants["qk_rope_dim"] is not None and variants["kv_lora_rank"] is None:
+        raise UsageError("--qk-rope-head-dim belongs to latent attention: add --kv-lora-rank")
+    if (variants["linear_state"] is None) != (variants["linear_layers"] is None):
+        raise UsageError("--linear-layers and --linear-state go together")
+    if (variants["dense_layers"] is not None or variants["shared_experts"] is not None) and args.experts is None:
+        raise UsageError("--dense-layers and --shared-experts describe a mixture of experts: add --experts")
+    counts: dict[str, int] = {k: v or 0 for k, v in variants.items() if k not in {"kv_lora_rank", "window"}}
+    counted = [f for f in ("window_layers", "linear_layers", "dense_layers") if counts[f]]
+    if counted and args.layers is None:
+        raise UsageError(f"--{_FLAG_OF[counted[0]]} counts some of the layers: add --layers")
+    problem = shape_problem(
+        layers=args.layers, hidden=args.hidden, heads=args.heads, kv_heads=args.kv_heads, head_dim=args.head_dim,
+        experts=args.experts, experts_per_token=args.experts_per_token, window=variants["window"],
+        window_layers=counts["window_layers"], linear_layers=counts["linear_layers"],
+        dense_layers=counts["dense_layers"], kv_lora_rank=variants["kv_lora_rank"],
+    )  # fmt: skip
+    if problem is not None:
+        raise UsageError(f"--{_FLAG_OF[problem[0]]}: {problem[1]}")
     return Arch.from_params(
         args.params, layers=args.layers, hidden=args.hidden, heads=args.heads, kv_heads=args.kv_heads,
         vocab=args.vocab, intermediate=args.intermediate, head_dim=args.head_dim, experts=args.experts,
         experts_per_token=args.experts_per_token, active_params_b=args.active_params,
         tied_embeddings=args.tied_embeddings, defaults=cat.rules.memory.arch_defaults,
+        kv_lora_rank=variants["kv_lora_rank"], window=variants["window"], qk_rope_dim=counts["qk_rope_dim"],
+        window_layers=counts["window_layers"], linear_layers=counts["linear_layers"],
+        linear_state=counts["linear_state"], dense_layers=counts["dense_layers"],
+        shared_experts=counts["shared_experts"],
     )  # fmt: skip
 
 

@@ -2,7 +2,7 @@
 runs, serving measurements and image-model memory peaks, each with its source, where in the
 source, and the source's own words.
 
-A case file holds ``training``, ``serving`` and/or ``diffusion`` lists and says whether it is
+A case file holds ``training``, ``serving``, ``diffusion`` and/or ``memory`` lists and says whether it is
 ``held_out`` (checked the same way, reported apart: cases nobody tuned a constant on). A new
 file dropped into the folder is read, checked and reported with the others.
 """
@@ -37,6 +37,12 @@ class CaseArch(Record):
     experts_per_token: int | None = Field(default=None, ge=1)
     active_params_b: float | None = Field(default=None, gt=0)
     tied_embeddings: bool = False
+    kv_lora_rank: int | None = Field(default=None, ge=1, description="Multi-head latent attention (config.json).")
+    qk_rope_head_dim: int = Field(default=0, ge=0)
+    sliding_window: int | None = Field(default=None, ge=1)
+    sliding_window_layers: int = Field(default=0, ge=0)
+    dense_layers: int = Field(default=0, ge=0)
+    shared_experts: int = Field(default=0, ge=0)
 
 
 class _Case(Record):
@@ -112,6 +118,18 @@ class DiffusionCase(_Case):
     published: float = Field(gt=0)
 
 
+class MemoryCase(_Case):
+    """A published memory fact of a language model: KV cache per token, or its checkpoint's size on disk."""
+
+    arch: CaseArch
+    precision: PrecisionName = Field(description="KV-cache dtype (kv metrics) or the checkpoint's weight format.")
+    metric: Literal["kv_kb_per_token", "checkpoint_gb"] = Field(
+        description="kv_kb_per_token: KV cache of one token over all layers, 1000-byte KB; checkpoint_gb: weights, "
+        "10^9 bytes."
+    )
+    published: float = Field(gt=0)
+
+
 class CalibrationFile(Record):
     """One file of ``docs-dev/calibration/``."""
 
@@ -120,6 +138,7 @@ class CalibrationFile(Record):
     training: list[TrainingCase] = Field(default_factory=list)
     serving: list[ServingCase] = Field(default_factory=list)
     diffusion: list[DiffusionCase] = Field(default_factory=list)
+    memory: list[MemoryCase] = Field(default_factory=list)
 
 
 def load_calibration(folder: Path) -> tuple[dict[str, CalibrationFile], list[Problem]]:

@@ -23,6 +23,8 @@ from pydantic import (
     Field,
     Strict,
     UrlConstraints,
+    ValidationInfo,
+    field_validator,
     model_validator,
 )
 
@@ -434,6 +436,15 @@ class ModelComponent(Record):
     note: Text | None = Field(default=None, description="How the count was read, if not stated by the source.")
 
 
+class DeploymentPlan(Record):
+    """A way people serve a model (a card and a weight format); the engine sizes and prices it."""
+
+    gpu: Slug = Field(description="GPU id from gpus.yaml.")
+    precision: Precision = Field(strict=False, description="Weight format the plan serves (fp8, int8, int4 …).")
+    label: ShortText = Field(description="The plan as people name it, e.g. 8 × H20 96GB（满血 FP8）.")
+    note: Text | None = Field(default=None, description="Why people choose it (what the engine's figures do not say).")
+
+
 class OpenModel(Record):
     """An open-weights model whose size drives the memory estimate."""
 
@@ -450,18 +461,85 @@ class OpenModel(Record):
     hidden: int | None = Field(default=None, ge=64, le=100000, description="Hidden size.")
     heads: int | None = Field(default=None, ge=1, le=1024, description="Attention heads.")
     kv_heads: int | None = Field(default=None, ge=1, le=1024, description="Key/value heads (GQA).")
-    head_dim: int | None = Field(default=None, ge=8, le=1024, description="Per-head size if not hidden/heads.")
+    head_dim: int | None = Field(
+        default=None, ge=8, le=1024, validate_default=True, description="Per-head size if not hidden/heads."
+    )
     intermediate: int | None = Field(default=None, ge=64, le=1000000, description="MLP intermediate size.")
     vocab: int | None = Field(default=None, ge=256, le=1000000, description="Vocabulary size.")
     experts: int | None = Field(default=None, ge=2, le=1024, description="Routed experts per MoE layer.")
     experts_per_token: int | None = Field(default=None, ge=1, le=64, description="Experts each token uses.")
     tied_embeddings: bool = Field(default=False, description="true if input and output embeddings are shared.")
+    kv_lora_rank: int | None = Field(
+        default=None,
+        ge=1,
+        le=65536,
+        description="Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): config.json kv_lora_rank, the latent "
+        "each token caches per layer instead of K and V.",
+    )
+    qk_rope_head_dim: int | None = Field(
+        default=None,
+        ge=0,
+        le=4096,
+        description="With kv_lora_rank: config.json qk_rope_head_dim, the rotary key part cached beside the latent.",
+    )
+    sliding_window: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000_000,
+        description="Tokens a windowed layer attends to: sliding_window (Mistral, Gemma 2/3, gpt-oss) or "
+        "attention_chunk_size (Llama 4 chunked attention).",
+    )
+    sliding_window_layers: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="With sliding_window: how many layers use the window (the rest see the whole context), "
+        "counted from config.json layer_types or the family's layer pattern.",
+    )
+    linear_attention_layers: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="Hybrid models (Qwen3-Next): layers with linear attention, which keep a fixed state per "
+        "sequence instead of a KV cache.",
+    )
+    linear_state_values: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000_000_000,
+        description="With linear_attention_layers: values of one sequence's state in one such layer "
+        "(Gated DeltaNet: value heads × key dim × value dim, plus the convolution's kernel−1 inputs).",
+    )
+    dense_layers: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="MoE: leading layers with a dense MLP instead of experts (config.json first_k_dense_replace).",
+    )
+    shared_experts: int | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        description="MoE: experts every token passes through besides the routed ones, in units of one expert's "
+        "width (n_shared_experts; Qwen: shared_expert_intermediate_size / moe_intermediate_size).",
+    )
     max_context: int | None = Field(default=None, ge=512, description="Longest context the model supports.")
     pipeline_precision: Precision | None = Field(
         default=None,
         strict=False,
         description="Diffusion models: the dtype the model card runs the pipeline in (SDXL fp16, FLUX bf16); "
         "model pages size the model with it.",
+    )
+    checkpoint_precision: Precision | None = Field(
+        default=None,
+        strict=False,
+        description="Language models released in a low precision: the dtype of the published weights (fp8 for "
+        "DeepSeek-V3/R1's block-scaled FP8 checkpoint); the model's inference page serves it so.",
+    )
+    deployments: list[DeploymentPlan] = Field(
+        default_factory=list,
+        description="Language models: deployment plans people use; the inference page compares them, "
+        "each sized and priced by the engine.",
     )
     components: list[ModelComponent] = Field(
         default_factory=list,
@@ -476,6 +554,56 @@ class OpenModel(Record):
     )
     license: ShortText = Field(description="Licence name.")
     source: HttpUrl = Field(description="Model card or config.json the figures come from.")
+
+    @field_validator("kv_heads")
+    @classmethod
+    def _kv_heads_share_heads(cls, v: int | None, info: ValidationInfo) -> int | None:
+        heads = info.data.get("heads")
+        if v is not None and heads is not None:
+            if v > heads:
+                raise ValueError(f"{v} KV heads is more than the {heads} attention heads (heads); no model has that")
+            if heads % v:
+                raise ValueError(f"{heads} attention heads cannot be shared evenly among {v} KV heads")
+        return v
+
+    @field_validator("head_dim")
+    @classmethod
+    def _heads_divide_hidden(cls, v: int | None, info: ValidationInfo) -> int | None:
+        hidden, heads = info.data.get("hidden"), info.data.get("heads")
+        if v is None and hidden is not None and heads is not None and hidden % heads:
+            raise ValueError(f"hidden {hidden} is not a whole number of {heads} heads: give head_dim from config.json")
+        return v
+
+    @field_validator("experts_per_token")
+    @classmethod
+    def _some_of_the_experts(cls, v: int | None, info: ValidationInfo) -> int | None:
+        experts = info.data.get("experts")
+        if v is not None and experts is not None and v > experts:
+            raise ValueError(f"{v} experts per token is more than the {experts} experts")
+        return v
+
+    @model_validator(mode="after")
+    def _layers_add_up(self) -> OpenModel:
+        layers = self.layers
+        windowed, linear = self.sliding_window_layers or 0, self.linear_attention_layers or 0
+        if windowed and self.sliding_window is None:
+            raise ValueError("sliding_window_layers needs sliding_window (the window's size in tokens)")
+        if self.qk_rope_head_dim is not None and self.kv_lora_rank is None:
+            raise ValueError("qk_rope_head_dim belongs to multi-head latent attention: give kv_lora_rank too")
+        if (self.linear_state_values is None) != (self.linear_attention_layers is None):
+            raise ValueError("linear_attention_layers and linear_state_values go together")
+        if (self.dense_layers or self.shared_experts) and not self.experts:
+            raise ValueError("dense_layers and shared_experts describe a mixture of experts: give experts")
+        if layers is not None:
+            if windowed + linear > layers:
+                raise ValueError(f"{windowed} windowed + {linear} linear-attention layers exceed layers ({layers})")
+            if linear >= layers:
+                raise ValueError(
+                    f"linear_attention_layers ({linear}) leaves none of the {layers} layers with attention"
+                )
+            if (self.dense_layers or 0) >= layers:
+                raise ValueError(f"dense_layers ({self.dense_layers}) leaves none of the {layers} layers with experts")
+        return self
 
 
 # --------------------------------------------------------------------------- scenarios

@@ -471,6 +471,12 @@ def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
             at("pitfalls.yaml", ("pitfalls", i, "evidence"), "evidence: figures needs both gpus and figures")
         if p.evidence.value in ("hidden_costs", "overkill") and p.scenario is None:
             at("pitfalls.yaml", ("pitfalls", i, "evidence"), f"evidence: {p.evidence.value} needs a scenario")
+    for i, m in enumerate(cat.models.values()):
+        for j, plan in enumerate(m.deployments):
+            if plan.gpu not in cat.gpus:
+                close = difflib.get_close_matches(plan.gpu, list(cat.gpus), n=1)
+                hint = f'; did you mean "{close[0]}"?' if close else ""
+                at("models.yaml", ("models", i, "deployments", j, "gpu"), f'no GPU has id "{plan.gpu}"{hint}')
     for i, g in enumerate(cat.gpus.values()):
         if g.bf16_tflops_dense is None and g.fp16_tflops_dense is None:
             at("gpus.yaml", ("gpus", i), "needs bf16_tflops_dense or fp16_tflops_dense to place it on the ladder")

@@ -42,6 +42,17 @@ class Arch:
     * ``vocab = 32000`` (Llama tokenizer); diffusion models have no vocabulary.
 
     For MoE models ``intermediate`` is the size of ONE expert's MLP.
+
+    Attention and MoE variants (all optional; a plain Llama-like decoder leaves them empty):
+
+    * multi-head latent attention (DeepSeek-V2/V3, Kimi K2): ``kv_lora_rank`` and
+      ``qk_rope_dim``; the cache holds ``kv_lora_rank + qk_rope_dim`` values per token per layer;
+    * sliding-window or chunked attention (Mistral, Gemma 2/3, gpt-oss, Llama 4): ``window``
+      tokens on ``window_layers`` of the layers, the full context on the others;
+    * linear attention (Qwen3-Next's Gated DeltaNet): ``linear_layers`` keep no KV cache but a
+      fixed state of ``linear_state`` values per sequence each;
+    * MoE: ``dense_layers`` leading layers with a dense MLP (``first_k_dense_replace``) and
+      ``shared_experts`` experts' width that every token also passes through.
     """
 
     params_b: float
@@ -62,6 +73,14 @@ class Arch:
     #: diffusion pipelines: their parts, and denoiser passes per image per step (2 with CFG)
     components: tuple[Component, ...] = ()
     denoiser_passes: int = 1
+    kv_lora_rank: int | None = None
+    qk_rope_dim: int = 0
+    window: int | None = None
+    window_layers: int = 0
+    linear_layers: int = 0
+    linear_state: int = 0
+    dense_layers: int = 0
+    shared_experts: int = 0
 
     # ---------------------------------------------------------------- construction
 
@@ -92,6 +111,14 @@ class Arch:
             active_params_b=m.active_params_b,
             tied_embeddings=m.tied_embeddings,
             kind=m.kind,
+            kv_lora_rank=m.kv_lora_rank,
+            qk_rope_dim=m.qk_rope_head_dim or 0,
+            window=m.sliding_window,
+            window_layers=m.sliding_window_layers or 0,
+            linear_layers=m.linear_attention_layers or 0,
+            linear_state=m.linear_state_values or 0,
+            dense_layers=m.dense_layers or 0,
+            shared_experts=m.shared_experts or 0,
             defaults=defaults,
         )
 
@@ -112,11 +139,29 @@ class Arch:
         active_params_b: float | None = None,
         tied_embeddings: bool = False,
         kind: ModelKind = ModelKind.llm,
+        kv_lora_rank: int | None = None,
+        qk_rope_dim: int = 0,
+        window: int | None = None,
+        window_layers: int = 0,
+        linear_layers: int = 0,
+        linear_state: int = 0,
+        dense_layers: int = 0,
+        shared_experts: int = 0,
         defaults: ArchDefaults,
     ) -> Arch:
-        """Resolve an architecture from a parameter count and whatever fields are known."""
+        """Resolve an architecture from a parameter count and whatever fields are known.
+
+        Raises ``ValueError`` naming the field for a shape no model has (see :func:`shape_problem`).
+        """
         if params_b <= 0:
             raise ValueError("params_b must be positive")
+        problem = shape_problem(
+            layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, head_dim=head_dim, experts=experts,
+            experts_per_token=experts_per_token, window=window, window_layers=window_layers,
+            linear_layers=linear_layers, dense_layers=dense_layers, kv_lora_rank=kv_lora_rank,
+        )  # fmt: skip
+        if problem is not None:
+            raise ValueError(f"{problem[0]}: {problem[1]}")
         d = defaults
         derived: list[str] = []
         total = params_b * 1e9
@@ -179,6 +224,14 @@ class Arch:
             tied_embeddings=tied_embeddings,
             kind=kind,
             derived=tuple(derived),
+            kv_lora_rank=kv_lora_rank,
+            qk_rope_dim=qk_rope_dim,
+            window=window,
+            window_layers=window_layers if window else 0,
+            linear_layers=linear_layers,
+            linear_state=linear_state if linear_layers else 0,
+            dense_layers=dense_layers if experts else 0,
+            shared_experts=shared_experts if experts else 0,
         )
 
     @classmethod
@@ -224,8 +277,34 @@ class Arch:
 
     @property
     def routed_intermediate(self) -> int:
-        """MLP width one token goes through: experts_per_token × intermediate for MoE."""
-        return self.intermediate * (self.experts_per_token or 1)
+        """MLP width one token goes through: (experts_per_token + shared experts) × intermediate for MoE."""
+        return self.intermediate * ((self.experts_per_token or 1) + self.shared_experts)
+
+    @property
+    def attention_layers(self) -> int:
+        """Layers with softmax attention (a KV cache): all but the linear-attention ones."""
+        return self.layers - self.linear_layers
+
+    @property
+    def full_attention_layers(self) -> int:
+        """Attention layers that see the whole context (not windowed or chunked)."""
+        return self.attention_layers - self.window_layers
+
+    def attended(self, context: int) -> int:
+        """Tokens a windowed layer attends to (and caches) at ``context``."""
+        return min(context, self.window) if self.window else context
+
+    @property
+    def attention_width(self) -> float:
+        """Width of QKᵀ plus AV per context token, halved (heads × head_dim for ordinary attention).
+
+        MLA decodes with absorbed weights (DeepSeek-V2 paper §2.1.2; vLLM/SGLang MLA backends): each
+        head's scores run over the ``kv_lora_rank + qk_rope_dim`` latent and its values over the
+        ``kv_lora_rank`` part, so the two products are heads × (2·kv_lora_rank + qk_rope_dim) / 2 wide.
+        """
+        if self.kv_lora_rank is not None:
+            return self.heads * (2 * self.kv_lora_rank + self.qk_rope_dim) / 2
+        return float(self.q_width)
 
     def linear_shapes(self) -> dict[str, tuple[int, int]]:
         """(in, out) features of each Linear in a block (HF LlamaDecoderLayer names)."""
@@ -245,7 +324,7 @@ class Arch:
         """Parameters inside routed experts (0 for dense models)."""
         if not self.experts:
             return 0.0
-        return float(self.layers * self.experts * 3 * self.hidden * self.intermediate)
+        return float((self.layers - self.dense_layers) * self.experts * 3 * self.hidden * self.intermediate)
 
     @property
     def layer_params(self) -> float:
@@ -256,6 +335,53 @@ class Arch:
     def largest_linear_params(self) -> float:
         """Parameters of the biggest single weight matrix in a block."""
         return float(max(a * b for a, b in self.linear_shapes().values()))
+
+
+def shape_problem(
+    *,
+    layers: int | None = None,
+    hidden: int | None = None,
+    heads: int | None = None,
+    kv_heads: int | None = None,
+    head_dim: int | None = None,
+    experts: int | None = None,
+    experts_per_token: int | None = None,
+    window: int | None = None,
+    window_layers: int = 0,
+    linear_layers: int = 0,
+    dense_layers: int = 0,
+    kv_lora_rank: int | None = None,
+) -> tuple[str, str] | None:
+    """The first field of a shape no model can have, and why (None when the shape can exist).
+
+    Grouped-query attention shares each KV head among ``heads / kv_heads`` query heads, so there
+    are never more KV heads than heads and they divide evenly (HF LlamaAttention:
+    ``num_key_value_groups = num_attention_heads // num_key_value_heads``); without ``head_dim``
+    the head size is ``hidden / heads``, which must be whole. Windowed, linear and dense layers are
+    some of the layers, and a token uses some of the experts.
+    """
+    if heads is not None and kv_heads is not None and kv_lora_rank is None:
+        if kv_heads > heads:
+            return "kv_heads", f"{kv_heads} KV heads is more than the {heads} attention heads"
+        if heads % kv_heads:
+            return "kv_heads", f"{heads} attention heads cannot be shared evenly among {kv_heads} KV heads"
+    if hidden is not None and heads is not None and head_dim is None and hidden % heads:
+        return "heads", f"hidden size {hidden} is not a whole number of {heads} heads; give head_dim"
+    if experts is not None and experts_per_token is not None and experts_per_token > experts:
+        return "experts_per_token", f"{experts_per_token} experts per token is more than the {experts} experts"
+    if window_layers and window is None:
+        return "window_layers", "windowed layers need the window size"
+    if layers is not None:
+        if window_layers + linear_layers > layers:
+            return (
+                "window_layers",
+                f"{window_layers} windowed + {linear_layers} linear layers exceed the {layers} layers",
+            )
+        if linear_layers >= layers:
+            return "linear_layers", f"{linear_layers} linear-attention layers leave none of the {layers} with attention"
+        if dense_layers >= layers:
+            return "dense_layers", f"{dense_layers} dense layers leave none of the {layers} layers with experts"
+    return None
 
 
 def _solve_increasing(f: Callable[[float], float], target: float) -> float:

@@ -12,11 +12,12 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from generator.data.calibration import CalibrationFile, CaseArch, DiffusionCase, ServingCase, TrainingCase
+from generator.data.calibration import CalibrationFile, CaseArch, DiffusionCase, MemoryCase, ServingCase, TrainingCase
 from generator.data.records import Gpu, ModelKind, Precision, Workload
 from generator.data.rules import Rules
 from generator.engine import memory, speed
 from generator.engine.arch import Arch, Component
+from generator.engine.footprint import kv_bytes_per_token, weight_bytes
 from generator.engine.request import Request
 from generator.engine.units import SECONDS_PER_HOUR
 
@@ -31,8 +32,8 @@ TIME_METRICS = frozenset({"gpu_hours", "wall_hours", "per_token_ms", "request_la
 class CaseResult:
     file: str
     held_out: bool
-    group: str  # training | finetune | serving | diffusion
-    kind: str  # serving: decode_single, decode_tp ...; training: the workload; diffusion: diffusion
+    group: str  # training | finetune | serving | diffusion | memory
+    kind: str  # serving: decode_single, decode_tp ...; training: the workload; otherwise the group
     id: str
     metric: str
     published: float
@@ -40,7 +41,7 @@ class CaseResult:
 
     @property
     def ratio(self) -> float:
-        """Predicted / published speed (training, serving) or memory (diffusion)."""
+        """Predicted / published speed (training, serving) or memory (diffusion, memory)."""
         if self.metric in TIME_METRICS:
             return self.published / self.predicted
         return self.predicted / self.published
@@ -62,6 +63,8 @@ def _arch(a: CaseArch, rules: Rules) -> Arch:
         a.params_b, layers=a.layers, hidden=a.hidden, heads=a.heads, kv_heads=a.kv_heads, vocab=a.vocab,
         intermediate=a.intermediate, head_dim=a.head_dim, experts=a.experts, experts_per_token=a.experts_per_token,
         active_params_b=a.active_params_b, tied_embeddings=a.tied_embeddings, defaults=rules.memory.arch_defaults,
+        kv_lora_rank=a.kv_lora_rank, qk_rope_dim=a.qk_rope_head_dim, window=a.sliding_window,
+        window_layers=a.sliding_window_layers, dense_layers=a.dense_layers, shared_experts=a.shared_experts,
     )  # fmt: skip
 
 
@@ -122,6 +125,14 @@ def predict_diffusion(case: DiffusionCase, rules: Rules) -> float:
     return memory.estimate(req, rules.memory).total_gib
 
 
+def predict_memory(case: MemoryCase, rules: Rules) -> float:
+    """KV cache of one token (1000-byte KB, one card) or the weights' bytes (10^9) at the case's precision."""
+    arch = _arch(case.arch, rules)
+    if case.metric == "kv_kb_per_token":
+        return kv_bytes_per_token(arch, case.precision, rules.memory) / 1000
+    return weight_bytes(arch, case.precision, rules.memory) / 1e9
+
+
 def run(files: dict[str, CalibrationFile], gpus: dict[str, Gpu], rules: Rules) -> list[CaseResult]:
     """Every case of every file, in file order."""
     out: list[CaseResult] = []
@@ -136,6 +147,9 @@ def run(files: dict[str, CalibrationFile], gpus: dict[str, Gpu], rules: Rules) -
         for d in f.diffusion:
             out.append(CaseResult(name, f.held_out, "diffusion", "diffusion", d.id, d.metric, d.published,
                                   predict_diffusion(d, rules)))  # fmt: skip
+        for m in f.memory:
+            out.append(CaseResult(name, f.held_out, "memory", m.metric, m.id, m.metric, m.published,
+                                  predict_memory(m, rules)))  # fmt: skip
     return out
 
 
@@ -144,7 +158,7 @@ def summarise(results: list[CaseResult]) -> list[GroupSummary]:
     import math
 
     out = []
-    for group in ("training", "finetune", "serving", "diffusion"):
+    for group in ("training", "finetune", "serving", "diffusion", "memory"):
         for held in (False, True):
             mine = [r for r in results if r.group == group and r.held_out is held]
             if not mine:

@@ -50,22 +50,63 @@ def parallel_layout(gpus: int, rules: MemoryRules) -> tuple[int, int]:
     return tp, math.ceil(gpus / tp)
 
 
-def kv_bytes_per_token(arch: Arch, kv_precision: Precision | str, rules: MemoryRules, gpus: int = 1) -> float:
-    """KV-cache bytes per token on one card.
+def _kv_values_per_layer_token(arch: Arch, tp: int) -> int:
+    """Values one token caches in one attention layer on one card.
 
-    2 (K and V) × layers × kv_heads × head_dim × bytes (vLLM paper, Kwon et al. 2023 §2:
-    "2 (key and value vectors) × 5120 (hidden state size) × 40 (number of layers) × 2
-    (bytes per FP16)" = 800 KB for OPT-13B). Tensor parallelism splits KV heads; when
-    there are fewer KV heads than cards each card keeps a replica of one (vLLM
-    replicates KV heads), hence ceil. Pipeline stages split the layers.
+    Ordinary and grouped-query attention: K and V of the card's KV heads, 2 × kv_heads × head_dim
+    (vLLM paper, Kwon et al. 2023 §2: "2 (key and value vectors) × 5120 (hidden state size) × 40
+    (number of layers) × 2 (bytes per FP16)" = 800 KB for OPT-13B). Tensor parallelism splits KV
+    heads; when there are fewer KV heads than cards each card keeps a replica of one (vLLM
+    replicates KV heads), hence ceil.
+
+    Multi-head latent attention: the compressed latent and the rotary key, kv_lora_rank +
+    qk_rope_head_dim values (DeepSeek-V2 paper §2.1: "(d_c + d_h^R)·l elements" per token), one
+    copy on every tensor-parallel card (vLLM's and SGLang's MLA backends cache it as a single KV
+    head, which tensor parallelism cannot split).
+    """
+    if arch.kv_lora_rank is not None:
+        return arch.kv_lora_rank + arch.qk_rope_dim
+    return 2 * math.ceil(arch.kv_heads / tp) * arch.head_dim
+
+
+def kv_bytes_per_token(arch: Arch, kv_precision: Precision | str, rules: MemoryRules, gpus: int = 1) -> float:
+    """KV-cache bytes per token of context on one card, over the layers that cache every token
+    (all attention layers for a model without windows; see :func:`kv_bytes_per_sequence`).
+    Pipeline stages split the layers."""
+    if arch.kind is ModelKind.diffusion:
+        return 0.0
+    tp, pp = parallel_layout(gpus, rules)
+    layers = math.ceil(arch.attention_layers / pp)
+    bytes_per = rules.bits_per_param[Precision(kv_precision)] / BITS_PER_BYTE
+    return layers * _kv_values_per_layer_token(arch, tp) * bytes_per
+
+
+def kv_bytes_per_sequence(
+    arch: Arch, kv_precision: Precision | str, rules: MemoryRules, gpus: int, context: int
+) -> float:
+    """KV cache (and recurrent state) of one sequence of ``context`` tokens on one card.
+
+    * full-attention layers cache every token;
+    * sliding-window and chunked layers cache at most ``window`` tokens (vLLM's hybrid KV-cache
+      manager frees the blocks that fell out of the window; Llama 4's chunked layers attend within
+      their chunk);
+    * linear-attention layers (Qwen3-Next's Gated DeltaNet) keep ``linear_state`` values whatever
+      the context, split over tensor-parallel cards by head, stored like the KV cache.
+
+    Pipeline stages split the layers (each kind over the stages).
     """
     if arch.kind is ModelKind.diffusion:
         return 0.0
     tp, pp = parallel_layout(gpus, rules)
-    layers = math.ceil(arch.layers / pp)
-    heads = math.ceil(arch.kv_heads / tp)
     bytes_per = rules.bits_per_param[Precision(kv_precision)] / BITS_PER_BYTE
-    return 2 * layers * heads * arch.head_dim * bytes_per
+    per = _kv_values_per_layer_token(arch, tp)
+    tokens = math.ceil(arch.full_attention_layers / pp) * context
+    if arch.window_layers:
+        tokens += math.ceil(arch.window_layers / pp) * arch.attended(context)
+    values: float = tokens * per
+    if arch.linear_layers:
+        values += math.ceil(arch.linear_layers / pp) * arch.linear_state / tp
+    return values * bytes_per
 
 
 def finish(parts: dict[str, float], n: int, extra_overhead: float, rules: MemoryRules) -> dict[str, float]:

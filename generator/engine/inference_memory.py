@@ -8,11 +8,12 @@ from dataclasses import replace
 
 from generator.data.records import ComponentRole, ModelKind, Offload, Precision
 from generator.data.rules import MemoryRules, PrefillLogits
-from generator.engine.arch import Component
+from generator.engine.arch import Arch, Component
 from generator.engine.footprint import (
     common_assumptions,
     default_kv_precision,
     finish,
+    kv_bytes_per_sequence,
     kv_bytes_per_token,
     parallel_layout,
     weight_bytes,
@@ -122,6 +123,21 @@ def diffusion_estimate(req: Request, rules: MemoryRules) -> Estimate:
     return Estimate(sum(breakdown.values()), breakdown, assumptions, PeakPhase.inference, detail)
 
 
+def _kv_layout_text(arch: Arch) -> str:
+    """What the KV cache holds for the attention variants (empty for ordinary attention)."""
+    out = ""
+    if arch.kv_lora_rank is not None:
+        out += (
+            f"；多头潜在注意力（MLA）每层每个 token 只缓存 {arch.kv_lora_rank} + {arch.qk_rope_dim} 个值"
+            "（vLLM / SGLang 的 MLA 布局，张量并行的每张卡各存一份）"
+        )
+    if arch.window_layers:
+        out += f"；{arch.attention_layers} 个注意力层中 {arch.window_layers} 个只看最近 {arch.window:,} 个 token，KV 缓存按窗口封顶"
+    if arch.linear_layers:
+        out += f"；{arch.linear_layers} 个线性注意力层不存 KV，每条序列各存固定大小的状态"
+    return out
+
+
 def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
     arch, n = req.arch, req.gpus
     if arch.kind is ModelKind.diffusion:
@@ -139,7 +155,7 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
         # bnb dequantizes one whole weight to 16-bit before the matmul (bnb MatMul4Bit): a transient.
         transients = rules.dequant_copies * arch.largest_linear_params / tp * rules.embedding_bits / BITS_PER_BYTE
     kv_prec = req.kv_precision or default_kv_precision(prec, rules)
-    kv = kv_bytes_per_token(arch, kv_prec, rules, n) * req.tokens
+    kv = kv_bytes_per_sequence(arch, kv_prec, rules, n, req.context) * req.batch
     act_bytes = ir.fp32_activation_bytes if prec is Precision.fp32 else ir.activation_bytes
     # Prefill (of the whole batch, or of the stack's chunk below): the largest
     # per-layer temporaries — MLP gate/up/act (3·i) or attention q/k/v/out + norm upcast (~5·h) —
@@ -180,7 +196,7 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
             "kv_cache",
             kv_prec.value,
             f"KV 缓存按 {kv_prec.value} 存储，每个 token 每卡约 {per_tok / 1024:.0f} KiB，"
-            f"按 {req.batch} 路并发 × {req.context} token 上下文预留。",
+            f"按 {req.batch} 路并发 × {req.context} token 上下文预留" + _kv_layout_text(arch) + "。",
         )
     )
     if n > 1:

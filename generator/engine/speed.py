@@ -23,7 +23,7 @@ from generator.data.records import Gpu, Precision, Workload
 from generator.data.rules import LinkKind, MemoryRules, Rules, ServingRules, SpeedRules, TrainingPlatform
 from generator.engine import memory
 from generator.engine.arch import Arch
-from generator.engine.footprint import default_kv_precision, kv_bytes_per_token, parallel_layout, weight_bytes
+from generator.engine.footprint import default_kv_precision, kv_bytes_per_sequence, parallel_layout, weight_bytes
 from generator.engine.links import allreduce_seconds, describe_link, link_kind
 from generator.engine.request import Assumption, Request
 from generator.engine.units import BITS_PER_BYTE, GIGA, MILLION, SECONDS_PER_HOUR, TERA
@@ -118,9 +118,13 @@ def forward_flops_per_token(arch: Arch, context: int, rules: SpeedRules) -> floa
 
     2·N (Kaplan et al. 2020 §2.1) + 4·layers·(heads·head_dim)·context for QKᵀ and AV
     (Chowdhery et al. 2022, PaLM App. B: 6N + 12·L·H·Q·T per training token = 3 × forward).
+    N is the active parameters (a MoE token runs its routed and shared experts only); windowed
+    layers attend to at most their window, linear-attention layers to no context, and MLA to its
+    latent (:attr:`Arch.attention_width`).
     """
     dense = rules.forward_flops_per_param * _compute_params(arch)
-    attention = rules.attention_flops_per_layer_width_context * arch.layers * arch.q_width * context
+    attended = arch.full_attention_layers * context + arch.window_layers * arch.attended(context)
+    attention = rules.attention_flops_per_layer_width_context * arch.attention_width * attended
     return dense + attention
 
 
@@ -360,7 +364,7 @@ def decode_step(
     flops = forward_flops_per_token(arch, 0, rules.speed) * batch
     gemm = flops / (tp * _gemm_tflops(gpu, prec, rules.speed) * TERA * d.compute_efficiency)
     dequant = _dequant_seconds(arch, prec, gpu, cards, rules, batch)
-    kv = kv_bytes_per_token(arch, kv_prec, mem, cards) * batch * context * pp / bw
+    kv = kv_bytes_per_sequence(arch, kv_prec, mem, cards, context) * batch * pp / bw
     comm = _comm_seconds(arch, gpu, cards, batch, rules)
     overhead = d.step_overhead_ms / 1000
     total = max(weights, gemm, dequant) + kv + comm + overhead

@@ -118,7 +118,9 @@ def _model(m: OpenModel) -> dict[str, Any]:
         ]
         return out
     for name in ("active_params_b", "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab",
-                 "experts", "experts_per_token", "tied_embeddings"):  # fmt: skip
+                 "experts", "experts_per_token", "tied_embeddings", "kv_lora_rank", "qk_rope_head_dim",
+                 "sliding_window", "sliding_window_layers", "linear_attention_layers", "linear_state_values",
+                 "dense_layers", "shared_experts"):  # fmt: skip
         out[name] = getattr(m, name)
     return out
 

@@ -8,13 +8,14 @@ the ladder or a scenario. The workload each page kind sizes comes from
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Delivery, ModelKind, Offload, OpenModel, Precision, Workload
+from generator.data.records import Delivery, DeploymentPlan, Gpu, ModelKind, Offload, OpenModel, Precision, Workload
 from generator.engine.cost import Usage
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
 from generator.engine.request import Estimate, Request
-from generator.engine.sizing import Sizer, arch_for, output_tokens
+from generator.engine.sizing import Sizer, Sizing, arch_for, output_tokens
 from generator.results.api_compare import ApiComparison, same_size_prices
 
 
@@ -32,6 +33,8 @@ class ModelPage:
     other_offload: Estimate | None = None
     #: language-model serving: public API prices of models about this size, blended at the page's mix
     api: tuple[ApiComparison, ...] = ()
+    #: the model's deployment plans (models.yaml ``deployments``), each sized and priced at the page's workload
+    plans: tuple[PlanResult, ...] = ()
 
     @property
     def is_image(self) -> bool:
@@ -77,6 +80,32 @@ class ModelPage:
         return min(options, key=key, default=None)
 
 
+@dataclass(frozen=True)
+class PlanResult:
+    """One deployment plan: the engine's option for that card in that format (None: the card cannot hold it)."""
+
+    plan: DeploymentPlan
+    precision_request: Request
+    option: Option | None
+
+
+def plan_results(cat: Catalogue, model: OpenModel, req: Request, sizer: Sizer) -> tuple[PlanResult, ...]:
+    """Each plan at the page's lengths and load, in its own format. Plans name their card, so the
+    CUDA rule does not rule any out; a non-NVIDIA option still says its code must move off CUDA."""
+    out = []
+    for plan in model.deployments:
+        preq = replace(req, precision=plan.precision)
+        c = Constraints(usage=Usage.from_rules(cat.rules), require_cuda=False)
+        rec = recommend(cat, partial(_size, sizer, preq), Workload.inference, c)
+        option = next((o for o in rec.options if o.gpu.id == plan.gpu), None)
+        out.append(PlanResult(plan, preq, option))
+    return tuple(out)
+
+
+def _size(sizer: Sizer, req: Request, gpu: Gpu) -> Sizing:
+    return sizer.size(req, gpu, None)
+
+
 def speed_unconfirmed(o: Option) -> bool:
     """The option's serving speed rests on a bandwidth or tensor figure no datasheet confirms."""
     names = o.gpu.unconfirmed_names
@@ -95,7 +124,8 @@ def page_request(cat: Catalogue, model: OpenModel, workload: Workload) -> Reques
     """The workload a model page sizes: ``rules.pages.model_pages``, the rest from ``rules.defaults``.
 
     Image models use the ``diffusion`` entry (resolution, batch, offload) in their own
-    ``pipeline_precision``; language models the entry of their workload.
+    ``pipeline_precision``; language models the entry of their workload (inference in the model's
+    ``checkpoint_precision`` when it has one).
     """
     pages, d = cat.rules.pages.model_pages, cat.rules.defaults
     arch = arch_for(model, cat.rules)
@@ -111,11 +141,13 @@ def page_request(cat: Catalogue, model: OpenModel, workload: Workload) -> Reques
             offload=img.offload,
         )
     spec = getattr(pages, workload.value)
+    # A checkpoint released in a low precision (DeepSeek-V3/R1's FP8) is served as released.
+    native = model.checkpoint_precision if workload is Workload.inference else None
     return Request.with_defaults(
         d,
         workload,
         arch,
-        Precision(spec.precision),
+        native or Precision(spec.precision),
         batch=spec.batch,
         context=spec.context,
         output_tokens=output_tokens(spec.output_tokens, spec.context, cat.rules)
@@ -145,7 +177,8 @@ def model_page(cat: Catalogue, model: OpenModel, workload: Workload, sizer: Size
         prompt = req.context - req.output_tokens
         tolerance = cat.rules.pages.api_size_tolerance
         api = tuple(same_size_prices(cat.api_prices, model, prompt, req.output_tokens, tolerance))
-    return ModelPage(model, workload, req, sizer.estimate(req), rec, job, alt, api)
+    plans = plan_results(cat, model, req, sizer) if model.deployments and workload is Workload.inference else ()
+    return ModelPage(model, workload, req, sizer.estimate(req), rec, job, alt, api, plans)
 
 
 def model_pages(cat: Catalogue, sizer: Sizer) -> list[ModelPage]:

@@ -20,8 +20,42 @@ export function fromModel(m, d) {
     layers: m.layers, hidden: m.hidden, heads: m.heads, kv_heads: m.kv_heads, vocab: m.vocab,
     intermediate: m.intermediate, head_dim: m.head_dim, experts: m.experts,
     experts_per_token: m.experts_per_token, active_params_b: m.active_params_b,
-    tied_embeddings: m.tied_embeddings, kind: m.kind,
+    tied_embeddings: m.tied_embeddings, kind: m.kind, kv_lora_rank: m.kv_lora_rank,
+    qk_rope_dim: m.qk_rope_head_dim || 0, window: m.sliding_window, window_layers: m.sliding_window_layers || 0,
+    linear_layers: m.linear_attention_layers || 0, linear_state: m.linear_state_values || 0,
+    dense_layers: m.dense_layers || 0, shared_experts: m.shared_experts || 0,
   }, d);
+}
+
+/** shape_problem: [field, reason] of a shape no model can have, or null. */
+export function shapeProblem(f) {
+  const g = (k, dflt = null) => (f[k] === undefined || f[k] === null ? dflt : f[k]);
+  const layers = g("layers"), hidden = g("hidden"), heads = g("heads"), kvHeads = g("kv_heads");
+  const headDim = g("head_dim"), experts = g("experts"), k = g("experts_per_token");
+  const windowLayers = g("window_layers", 0), linearLayers = g("linear_layers", 0), denseLayers = g("dense_layers", 0);
+  if (heads !== null && kvHeads !== null && g("kv_lora_rank") === null) {
+    if (kvHeads > heads) return ["kv_heads", `KV 头数（${kvHeads}）不能多于注意力头数（${heads}）：没有这样的模型`];
+    if (heads % kvHeads) return ["kv_heads", `注意力头数（${heads}）要能被 KV 头数（${kvHeads}）整除：每个 KV 头由同样多的查询头共用`];
+  }
+  if (hidden !== null && heads !== null && headDim === null && hidden % heads) {
+    return ["heads", `隐藏维度 ${hidden} 不能被注意力头数 ${heads} 整除：请填每头维度（config.json 的 head_dim）`];
+  }
+  if (experts !== null && k !== null && k > experts) {
+    return ["experts_per_token", `每个 token 用的专家数（${k}）不能多于专家数（${experts}）`];
+  }
+  if (windowLayers && g("window") === null) return ["window_layers", "填了滑动窗口层数，还要填窗口大小"];
+  if (layers !== null) {
+    if (windowLayers + linearLayers > layers) {
+      return ["window_layers", `滑动窗口层（${windowLayers}）加线性注意力层（${linearLayers}）多于总层数（${layers}）`];
+    }
+    if (linearLayers >= layers) {
+      return ["linear_layers", `线性注意力层（${linearLayers}）不能占满全部 ${layers} 层`];
+    }
+    if (denseLayers >= layers) {
+      return ["dense_layers", `稠密层（${denseLayers}）不能占满全部 ${layers} 层：那就不是混合专家模型了`];
+    }
+  }
+  return null;
 }
 
 const given = (v) => (v === undefined ? null : v);
@@ -29,6 +63,10 @@ const given = (v) => (v === undefined ? null : v);
 /** Arch.from_params: resolve a shape from a parameter count (billions) and whatever fields are known. */
 export function fromParams(paramsB, fields, d) {
   if (!(paramsB > 0)) throw new Error("params_b must be positive");
+  const problem = shapeProblem(fields);
+  if (problem !== null) throw new Error(`${problem[0]}: ${problem[1]}`);
+  const kvLoraRank = given(fields.kv_lora_rank);
+  const window = given(fields.window);
   let layers = given(fields.layers), hidden = given(fields.hidden), heads = given(fields.heads);
   let kvHeads = given(fields.kv_heads), vocab = given(fields.vocab), intermediate = given(fields.intermediate);
   let headDim = given(fields.head_dim);
@@ -90,6 +128,10 @@ export function fromParams(paramsB, fields, d) {
     params_b: paramsB, active_params_b: activeB || paramsB, layers, hidden, heads, kv_heads: kvHeads,
     head_dim: headDim, intermediate, vocab, experts, experts_per_token: expertsPerToken,
     tied_embeddings: tied, kind, derived, components: [], denoiser_passes: 1,
+    kv_lora_rank: kvLoraRank, qk_rope_dim: fields.qk_rope_dim || 0, window,
+    window_layers: window ? fields.window_layers || 0 : 0, linear_layers: fields.linear_layers || 0,
+    linear_state: fields.linear_layers ? fields.linear_state || 0 : 0,
+    dense_layers: experts ? fields.dense_layers || 0 : 0, shared_experts: experts ? fields.shared_experts || 0 : 0,
   });
 }
 
@@ -115,17 +157,22 @@ function makeArch(a) {
     up_proj: [a.hidden, a.intermediate],
     down_proj: [a.intermediate, a.hidden],
   };
+  const attentionLayers = a.layers - a.linear_layers;
   return Object.freeze({
     ...a,
+    attention_layers: attentionLayers,
+    full_attention_layers: attentionLayers - a.window_layers,
+    attended: (context) => (a.window ? Math.min(context, a.window) : context),
+    attention_width: a.kv_lora_rank !== null ? a.heads * (2 * a.kv_lora_rank + a.qk_rope_dim) / 2 : qWidth,
     params,
     active_params: a.active_params_b * 1e9,
     input_embedding_params: inputEmbedding,
     embedding_params: embedding,
     q_width: qWidth,
     kv_width: kvWidth,
-    routed_intermediate: a.intermediate * (a.experts_per_token || 1),
+    routed_intermediate: a.intermediate * ((a.experts_per_token || 1) + a.shared_experts),
     linear_shapes: shapes,
-    expert_params: a.experts ? imul(a.layers, a.experts, 3, a.hidden, a.intermediate) : 0,
+    expert_params: a.experts ? imul(a.layers - a.dense_layers, a.experts, 3, a.hidden, a.intermediate) : 0,
     layer_params: Math.max(0, params - embedding) / a.layers,
     largest_linear_params: Math.max(...Object.values(shapes).map(([i, o]) => imul(i, o))),
   });

@@ -31,14 +31,33 @@ export function parallelLayout(gpus, mem) {
   return [tp, Math.ceil(gpus / tp)];
 }
 
-/** kv_bytes_per_token: KV-cache bytes per token on one card. */
+/** _kv_values_per_layer_token: values one token caches in one attention layer on one card
+ * (K and V of the card's KV heads; MLA: the latent and the rotary key, one copy per card). */
+function kvValuesPerLayerToken(arch, tp) {
+  if (arch.kv_lora_rank !== null) return arch.kv_lora_rank + arch.qk_rope_dim;
+  return imul(2, Math.ceil(arch.kv_heads / tp), arch.head_dim);
+}
+
+/** kv_bytes_per_token: KV-cache bytes per token of context on one card (layers caching every token). */
 export function kvBytesPerToken(arch, kvPrecision, mem, gpus = 1) {
   if (arch.kind === "diffusion") return 0;
   const [tp, pp] = parallelLayout(gpus, mem);
-  const layers = Math.ceil(arch.layers / pp);
-  const heads = Math.ceil(arch.kv_heads / tp);
+  const layers = Math.ceil(arch.attention_layers / pp);
   const bytesPer = mem.bits_per_param[kvPrecision] / BITS_PER_BYTE;
-  return imul(2, layers, heads, arch.head_dim) * bytesPer;
+  return imul(layers, kvValuesPerLayerToken(arch, tp)) * bytesPer;
+}
+
+/** kv_bytes_per_sequence: KV cache and recurrent state of one sequence of `context` tokens on one card. */
+export function kvBytesPerSequence(arch, kvPrecision, mem, gpus, context) {
+  if (arch.kind === "diffusion") return 0;
+  const [tp, pp] = parallelLayout(gpus, mem);
+  const bytesPer = mem.bits_per_param[kvPrecision] / BITS_PER_BYTE;
+  const per = kvValuesPerLayerToken(arch, tp);
+  let tokens = imul(Math.ceil(arch.full_attention_layers / pp), context);
+  if (arch.window_layers) tokens += imul(Math.ceil(arch.window_layers / pp), arch.attended(context));
+  let values = imul(tokens, per);
+  if (arch.linear_layers) values += imul(Math.ceil(arch.linear_layers / pp), arch.linear_state) / tp;
+  return values * bytesPer;
 }
 
 /** finish: add the per-card overhead and convert bytes to GiB. `parts` is a list of [key, bytes]

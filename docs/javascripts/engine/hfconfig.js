@@ -1,32 +1,196 @@
-/* Hand-written. Reads a Hugging Face config.json into the calculator's model flags (the same
- * --params/--layers/… flags `gpu-guide recommend` takes), so that the result is the engine's for
- * that shape and the link can be shared. The parameter count is summed from the Llama-style
- * blocks the engine assumes (HF modeling_llama.py / modeling_mixtral.py): embedding and lm_head
- * (one table when tied), per layer q/k/v/o projections, a SwiGLU MLP per expert, the router and
- * two RMSNorms, and the final norm. Bias terms (Qwen2's q/k/v) are left out: under 0.01 %.
- * Shapes the engine cannot describe (shared experts, multi-head latent attention, missing keys)
- * are refused with a message instead of being guessed. */
+/* Hand-written port of generator/engine/hfconfig.py: a Hugging Face config.json read into the
+ * calculator's model flags (the same --params/--layers/--kv-lora-rank/… flags `gpu-guide recommend
+ * --config-json` derives), so that the result is the engine's for that shape and the link can be
+ * shared. The parameter count is summed from each family's blocks (embedding and lm_head, one table
+ * when tied; attention, MLA's down/up projections, Qwen3-Next's Gated DeltaNet on its linear layers;
+ * dense MLP or routed + shared experts and the router; two RMSNorms a layer; the final norm).
+ * Family defaults: Gemma ties its embeddings, Gemma 2 alternates sliding and global layers, Gemma 3
+ * has five sliding to one global, Llama 4 chunks three layers in four, Qwen3-Next puts full attention
+ * on every fourth layer. Shapes no model has and keys of unknown architectures are refused with the
+ * key and the reason. tests/test_calculator_js.py compares it with the Python on the published
+ * configs in tests/fixtures/configs/. */
+import { shapeProblem } from "./arch.js";
 
 const REQUIRED = [
   ["num_hidden_layers", "层数"],
   ["hidden_size", "隐藏维度"],
   ["num_attention_heads", "注意力头数"],
   ["vocab_size", "词表大小"],
-  ["intermediate_size", "MLP 中间维度"],
 ];
-/** Keys of shapes the engine's formulas do not cover, with what they are. */
+/** Keys of architectures the engine has no formula for. */
 const UNSUPPORTED = [
-  ["n_shared_experts", "共享专家（DeepSeek 式 MoE）"],
-  ["shared_expert_intermediate_size", "共享专家（Qwen MoE）"],
-  ["kv_lora_rank", "多头潜在注意力（MLA）"],
-  ["first_k_dense_replace", "前几层为稠密层的 MoE"],
-  ["moe_intermediate_size", "与稠密层不同宽度的专家"],
-  ["num_experts", "Qwen 式 MoE"],
+  ["mamba_d_state", "Mamba 状态空间层"],
+  ["ssm_cfg", "状态空间层"],
+  ["hybrid_override_pattern", "混合 Mamba 层（Nemotron-H）"],
+  ["attn_layer_period", "Jamba 的 Mamba 层"],
 ];
+const EXPERT_KEYS = ["num_local_experts", "num_experts", "n_routed_experts"];
 
-const positiveInt = (v) => Number.isInteger(v) && v > 0;
+class ConfigError extends Error {
+  constructor(key, reason) {
+    super(`${key}：${reason}`);
+    this.key = key;
+  }
+}
 
-/** {flags, note} from config.json text, or {error}. `flags` maps flag names to strings. */
+const absent = (v) => v === undefined || v === null;
+
+function int(cfg, key, dflt = null, zero = false) {
+  const v = cfg[key];
+  if (absent(v)) return dflt;
+  if (!Number.isInteger(v) || v < (zero ? 0 : 1)) {
+    throw new ConfigError(key, `应该是${zero ? "非负" : "正"}整数，现在是 ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+function need(cfg, key, what) {
+  if (absent(cfg[key])) throw new ConfigError(key, `config.json 里没有 ${key}（${what}），读不出模型结构：请改填参数量`);
+  return int(cfg, key);
+}
+
+function textConfig(cfg) {
+  if (cfg.num_hidden_layers === undefined && cfg.text_config && typeof cfg.text_config === "object" && !Array.isArray(cfg.text_config)) {
+    let inner = cfg.text_config;
+    const family = String(absent(cfg.model_type) ? "" : cfg.model_type);
+    if (inner.model_type === undefined && family) inner = { ...inner, model_type: family };
+    if (inner.tie_word_embeddings === undefined && cfg.tie_word_embeddings !== undefined) {
+      inner = { ...inner, tie_word_embeddings: cfg.tie_word_embeddings };
+    }
+    return [inner, "读取了 text_config（多模态模型的语言部分，视觉编码器未计入）。"];
+  }
+  return [cfg, ""];
+}
+
+/** [windowed layers, linear-attention layers] */
+function layerKinds(cfg, layers) {
+  const kinds = cfg.layer_types;
+  if (Array.isArray(kinds) && kinds.length) {
+    if (kinds.length !== layers) throw new ConfigError("layer_types", `列了 ${kinds.length} 层，num_hidden_layers 是 ${layers}`);
+    const windowed = kinds.filter((k) => k === "sliding_attention" || k === "chunked_attention").length;
+    return [windowed, kinds.filter((k) => k === "linear_attention").length];
+  }
+  const family = String(absent(cfg.model_type) ? "" : cfg.model_type);
+  if (family.startsWith("qwen3_next")) {
+    const interval = int(cfg, "full_attention_interval", 4);
+    return [0, layers - Math.floor(layers / interval)];
+  }
+  if (!absent(cfg.attention_chunk_size)) {
+    const flags = cfg.no_rope_layers;
+    if (Array.isArray(flags) && flags.length) return [flags.filter((f) => f).length, 0];
+    return [layers - Math.floor(layers / 4), 0];
+  }
+  if (absent(cfg.sliding_window) || cfg.use_sliding_window === false) return [0, 0];
+  if (family.startsWith("gemma3")) return [layers - Math.floor(layers / int(cfg, "sliding_window_pattern", 6)), 0];
+  if (family.startsWith("gemma2")) return [Math.ceil(layers / 2), 0];
+  return [layers, 0];
+}
+
+/** read_config: {flags, total, note} from a parsed config.json; throws ConfigError. */
+function readConfig(raw) {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError("config.json", "应该是一个 { … } 对象");
+  const [cfg, note] = textConfig(raw);
+  for (const [key, what] of UNSUPPORTED) {
+    if (!absent(cfg[key])) throw new ConfigError(key, `这个模型用了${what}，本站的公式算不准它的结构：请改填参数量`);
+  }
+  const [layers, h, heads, vocab] = REQUIRED.map(([k, w]) => need(cfg, k, w));
+  const family = String(absent(cfg.model_type) ? "" : cfg.model_type);
+  let kv = int(cfg, "num_key_value_heads", heads);
+  const tiedDefault = family.startsWith("gemma");
+  const tiedValue = cfg.tie_word_embeddings === undefined ? tiedDefault : cfg.tie_word_embeddings;
+  const tied = Boolean(tiedValue === null ? tiedDefault : tiedValue);
+
+  const rank = int(cfg, "kv_lora_rank");
+  const rope = int(cfg, "qk_rope_head_dim", 0, true) || 0;
+  let hd, attention;
+  if (rank !== null) {
+    const nope = int(cfg, "qk_nope_head_dim", 128), vDim = int(cfg, "v_head_dim", 128), qRank = int(cfg, "q_lora_rank");
+    const qk = nope + rope;
+    hd = qk;
+    const q = qRank ? h * qRank + qRank + qRank * heads * qk : h * heads * qk;
+    attention = q + h * (rank + rope) + rank + rank * heads * (nope + vDim) + heads * vDim * h;
+    kv = heads;
+  } else {
+    const hdGiven = int(cfg, "head_dim");
+    if (hdGiven === null && h % heads) throw new ConfigError("num_attention_heads", `hidden_size ${h} 不能被注意力头数 ${heads} 整除`);
+    hd = hdGiven !== null ? hdGiven : Math.floor(h / heads);
+    const gated = cfg.attn_output_gate === undefined ? family.startsWith("qwen3_next") : cfg.attn_output_gate;
+    const gate = gated ? 2 : 1;
+    attention = h * heads * hd * gate + 2 * h * kv * hd + heads * hd * h;
+  }
+  const problem = shapeProblem({ heads, kv_heads: kv, kv_lora_rank: rank });
+  if (problem !== null) throw new ConfigError("num_key_value_heads", problem[1]);
+
+  const [windowed, linear] = layerKinds(cfg, layers);
+  const window = int(cfg, "attention_chunk_size") || (windowed ? int(cfg, "sliding_window") : null);
+  let linearState = 0, linearAttention = 0;
+  if (linear) {
+    const nk = need(cfg, "linear_num_key_heads", "线性注意力的键头数"), nv = need(cfg, "linear_num_value_heads", "线性注意力的值头数");
+    const dk = need(cfg, "linear_key_head_dim", "线性注意力的键维度"), dv = need(cfg, "linear_value_head_dim", "线性注意力的值维度");
+    const kernel = int(cfg, "linear_conv_kernel_dim", 4);
+    const conv = 2 * nk * dk + nv * dv;
+    linearState = nv * dk * dv + (kernel - 1) * conv;
+    linearAttention = h * (2 * nk * dk + 2 * nv * dv) + h * 2 * nv + conv * kernel + 2 * nv + dv + nv * dv * h;
+  }
+
+  const expertKey = EXPERT_KEYS.find((k) => !absent(cfg[k]));
+  const experts = expertKey === undefined ? null : int(cfg, expertKey);
+  const moe = experts !== null && experts > 1;
+  const denseI = int(cfg, "intermediate_size_mlp") || int(cfg, "intermediate_size");
+  if (denseI === null && !moe) throw new ConfigError("intermediate_size", "config.json 里没有 intermediate_size（MLP 中间维度），读不出模型结构：请改填参数量");
+  let k = 1, denseLayers = 0, shared = 0, expertI = denseI || 0, sharedI = 0;
+  if (moe) {
+    const kGiven = int(cfg, "num_experts_per_tok") || int(cfg, "experts_per_token");
+    if (kGiven === null) throw new ConfigError("num_experts_per_tok", "混合专家模型需要 num_experts_per_tok（每个 token 用的专家数）");
+    if (kGiven > experts) throw new ConfigError("num_experts_per_tok", `${kGiven} 不能多于专家数（${experts}）`);
+    k = kGiven;
+    expertI = int(cfg, "moe_intermediate_size") || int(cfg, "intermediate_size") || 0;
+    if (!expertI) throw new ConfigError("moe_intermediate_size", "没有给出单个专家的 MLP 宽度");
+    denseLayers = int(cfg, "first_k_dense_replace", 0, true) || 0;
+    if (Array.isArray(cfg.mlp_only_layers)) denseLayers += cfg.mlp_only_layers.length;
+    if (denseLayers && denseI === null) throw new ConfigError("intermediate_size", "没有给出稠密层的 MLP 宽度");
+    const nShared = int(cfg, "n_shared_experts", 0, true) || 0;
+    sharedI = nShared * expertI + (int(cfg, "shared_expert_intermediate_size", 0, true) || 0);
+    if (family.startsWith("llama4")) sharedI = expertI;
+    shared = sharedI ? Math.round(sharedI / expertI) : 0;
+    if (denseLayers >= layers) throw new ConfigError("first_k_dense_replace", `${denseLayers} 个稠密层占满了全部 ${layers} 层`);
+  }
+  const expert = 3 * h * expertI;
+  const moeLayers = moe ? layers - denseLayers : 0;
+  const gate = cfg.shared_expert_intermediate_size ? h : 0;
+  const moeMlp = (experts || 0) * expert + h * (experts || 0) + 3 * h * sharedI + gate;
+  const mlp = moeLayers * moeMlp + (layers - moeLayers) * 3 * h * (denseI || 0);
+  const attentionTotal = (layers - linear) * attention + linear * linearAttention;
+  const total = vocab * h * (tied ? 1 : 2) + attentionTotal + mlp + layers * 2 * h + h;
+  const flags = {
+    params: String(total / 1e9), layers: String(layers), hidden: String(h), heads: String(heads), "kv-heads": String(kv),
+    vocab: String(vocab), intermediate: String(moe ? expertI : denseI),
+  };
+  if (rank !== null || hd !== Math.floor(h / heads)) flags["head-dim"] = String(hd);
+  if (moe) {
+    flags.experts = String(experts);
+    flags["experts-per-token"] = String(k);
+    flags["active-params"] = String((total - moeLayers * (experts - k) * expert) / 1e9);
+    if (denseLayers) flags["dense-layers"] = String(denseLayers);
+    if (shared) flags["shared-experts"] = String(shared);
+  }
+  if (tied) flags["tied-embeddings"] = "1";
+  if (rank !== null) {
+    flags["kv-lora-rank"] = String(rank);
+    flags["qk-rope-head-dim"] = String(rope);
+  }
+  if (windowed && window !== null) {
+    flags["sliding-window"] = String(window);
+    flags["window-layers"] = String(windowed);
+  }
+  if (linear) {
+    flags["linear-layers"] = String(linear);
+    flags["linear-state"] = String(linearState);
+  }
+  return { flags, total, note };
+}
+
+/** {flags, total, note} from config.json text, or {error, key}. `flags` maps flag names to strings. */
 export function readHfConfig(text) {
   let cfg;
   try {
@@ -34,51 +198,10 @@ export function readHfConfig(text) {
   } catch (e) {
     return { error: "这不是合法的 JSON：请粘贴模型仓库里 config.json 的全部内容" };
   }
-  if (cfg === null || typeof cfg !== "object" || Array.isArray(cfg)) {
-    return { error: "config.json 应该是一个 { … } 对象" };
+  try {
+    return readConfig(cfg);
+  } catch (e) {
+    if (e instanceof ConfigError) return { error: e.message, key: e.key };
+    throw e;
   }
-  let note = "";
-  if (cfg.num_hidden_layers === undefined && cfg.text_config && typeof cfg.text_config === "object") {
-    cfg = cfg.text_config; // multimodal models keep the language model's shape here
-    note = "读取了 text_config（多模态模型的语言部分，视觉编码器未计入）。";
-  }
-  for (const [key, what] of UNSUPPORTED) {
-    if (cfg[key] !== undefined && cfg[key] !== null && cfg[key] !== 0) {
-      return { error: `这个模型用了${what}（${key}），本站的公式算不准它的结构：请改填参数量` };
-    }
-  }
-  for (const [key, label] of REQUIRED) {
-    if (cfg[key] === undefined) return { error: `config.json 里没有 ${key}（${label}），读不出模型结构：请改填参数量` };
-    if (!positiveInt(cfg[key])) return { error: `${key}（${label}）应该是正整数，现在是 ${JSON.stringify(cfg[key])}` };
-  }
-  const L = cfg.num_hidden_layers, h = cfg.hidden_size, heads = cfg.num_attention_heads;
-  const V = cfg.vocab_size, i = cfg.intermediate_size;
-  const kv = cfg.num_key_value_heads === undefined || cfg.num_key_value_heads === null ? heads : cfg.num_key_value_heads;
-  if (!positiveInt(kv)) return { error: `num_key_value_heads（KV 头数）应该是正整数，现在是 ${JSON.stringify(kv)}` };
-  const hd = cfg.head_dim === undefined || cfg.head_dim === null ? Math.floor(h / heads) : cfg.head_dim;
-  if (!positiveInt(hd)) return { error: `head_dim（每头维度）应该是正整数，现在是 ${JSON.stringify(hd)}` };
-  const E = cfg.num_local_experts === undefined || cfg.num_local_experts === null ? 1 : cfg.num_local_experts;
-  if (!positiveInt(E)) return { error: `num_local_experts（专家数）应该是正整数，现在是 ${JSON.stringify(E)}` };
-  const moe = E > 1;
-  const k = moe ? cfg.num_experts_per_tok : 1;
-  if (moe && !positiveInt(k)) return { error: "混合专家模型需要 num_experts_per_tok（每个 token 用的专家数）" };
-  if (moe && k > E) return { error: `num_experts_per_tok（${k}）不能多于 num_local_experts（${E}）` };
-  const tied = cfg.tie_word_embeddings === true;
-
-  const attention = 2 * h * heads * hd + 2 * h * kv * hd;
-  const expert = 3 * h * i;
-  const perLayer = attention + E * expert + (moe ? h * E : 0) + 2 * h;
-  const total = V * h * (tied ? 1 : 2) + L * perLayer + h;
-  const flags = {
-    params: String(total / 1e9), layers: String(L), hidden: String(h), heads: String(heads), "kv-heads": String(kv),
-    vocab: String(V), intermediate: String(i),
-  };
-  if (hd !== Math.floor(h / heads)) flags["head-dim"] = String(hd);
-  if (moe) {
-    flags.experts = String(E);
-    flags["experts-per-token"] = String(k);
-    flags["active-params"] = String((total - L * (E - k) * expert) / 1e9);
-  }
-  if (tied) flags["tied-embeddings"] = "1";
-  return { flags, total, note };
 }

@@ -1,6 +1,6 @@
 /* Hand-written port of generator/engine/inference_memory.py: memory of serving a model on one
  * card (weights, KV cache, prefill temporaries) and of an image-generation pipeline. */
-import { BITS_PER_BYTE, GIB, defaultKvPrecision, finish, kvBytesPerToken, parallelLayout, total, weightBytes } from "./footprint.js";
+import { BITS_PER_BYTE, GIB, defaultKvPrecision, finish, kvBytesPerSequence, parallelLayout, total, weightBytes } from "./footprint.js";
 import { imul, maxBy, sum } from "./py.js";
 
 const PHASES = ["text_encoder", "denoiser", "vae"];
@@ -59,7 +59,7 @@ export function inferenceEstimate(req, mem) {
   }
   const kvPrec = req.kv_precision || defaultKvPrecision(prec, mem);
   const tokens = imul(req.batch, req.context);
-  const kv = kvBytesPerToken(arch, kvPrec, mem, n) * tokens;
+  const kv = kvBytesPerSequence(arch, kvPrec, mem, n, req.context) * req.batch;
   const actBytes = prec === "fp32" ? ir.fp32_activation_bytes : ir.activation_bytes;
   const perToken = actBytes * (
     Math.max(ir.prefill_intermediate_copies * arch.routed_intermediate, ir.prefill_hidden_copies * arch.hidden) / tp

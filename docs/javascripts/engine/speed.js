@@ -1,6 +1,6 @@
 /* Hand-written port of generator/engine/speed.py: training time, decode, prefill and serving
  * speed (numbers only; the assumption texts stay on the pages). */
-import { BITS_PER_BYTE, GIB, defaultKvPrecision, kvBytesPerToken, parallelLayout, weightBytes } from "./footprint.js";
+import { BITS_PER_BYTE, GIB, defaultKvPrecision, kvBytesPerSequence, parallelLayout, weightBytes } from "./footprint.js";
 import { allreduceSeconds, hasNvlinkClassLink, linkKind, tensorTflops } from "./links.js";
 import { estimate, usableGib } from "./memory.js";
 import { floorDiv, imul } from "./py.js";
@@ -16,7 +16,8 @@ function computeParams(arch) {
 /** forward_flops_per_token */
 export function forwardFlopsPerToken(arch, context, speed) {
   const dense = speed.forward_flops_per_param * computeParams(arch);
-  const attention = speed.attention_flops_per_layer_width_context * arch.layers * arch.q_width * context;
+  const attended = imul(arch.full_attention_layers, context) + imul(arch.window_layers, arch.attended(context));
+  const attention = speed.attention_flops_per_layer_width_context * arch.attention_width * attended;
   return dense + attention;
 }
 
@@ -137,7 +138,7 @@ export function decodeStep(arch, prec, kvPrec, batch, context, gpu, cards, rules
   const flops = forwardFlopsPerToken(arch, 0, rules.speed) * batch;
   const gemm = flops / (tp * gemmTflops(gpu, prec, rules.speed) * TERA * d.compute_efficiency);
   const dequant = dequantSeconds(arch, prec, gpu, cards, rules, batch);
-  const kv = kvBytesPerToken(arch, kvPrec, mem, cards) * batch * context * pp / bw;
+  const kv = kvBytesPerSequence(arch, kvPrec, mem, cards, context) * batch * pp / bw;
   const comm = commSeconds(arch, gpu, cards, batch, rules);
   const overhead = d.step_overhead_ms / 1000;
   return { seconds: Math.max(weights, gemm, dequant) + kv + comm + overhead, weights, gemm, dequant, kv, comm };

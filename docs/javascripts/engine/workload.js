@@ -2,7 +2,7 @@
  * _serving_lengths) and of the flag checks of generator/cli/arguments.py: the calculator's state
  * is the flags of `gpu-guide recommend` (URL keys of the same names, switches as =1), checked and
  * turned into a request the same way. Errors name the field and say what to type, in Chinese. */
-import { fromModel, fromParams } from "./arch.js";
+import { fromModel, fromParams, shapeProblem } from "./arch.js";
 import { Pricing } from "./cost.js";
 import { recommend } from "./recommend.js";
 import { Sizer, outputTokens, sizeWorkload } from "./sizing.js";
@@ -17,7 +17,14 @@ export const CLI_PRECISION = "bf16";
 
 export const ARCH_FLAGS = ["layers", "hidden", "heads", "kv-heads", "vocab", "intermediate", "head-dim"];
 export const MOE_FLAGS = ["experts", "experts-per-token", "active-params", "tied-embeddings"];
-const NUMBER_FLAGS = ["params", ...ARCH_FLAGS, "experts", "experts-per-token", "active-params", "batch", "context",
+/** VARIANT_FLAGS: [flag, Arch field] of the attention and MoE variants (never derived). */
+export const VARIANT_FLAGS = [["kv-lora-rank", "kv_lora_rank"], ["qk-rope-head-dim", "qk_rope_dim"],
+  ["sliding-window", "window"], ["window-layers", "window_layers"], ["linear-layers", "linear_layers"],
+  ["linear-state", "linear_state"], ["dense-layers", "dense_layers"], ["shared-experts", "shared_experts"]];
+const FLAG_OF = { kv_heads: "kv-heads", heads: "heads", experts_per_token: "experts-per-token",
+  window_layers: "window-layers", linear_layers: "linear-layers", dense_layers: "dense-layers" };
+const NUMBER_FLAGS = ["params", ...ARCH_FLAGS, ...VARIANT_FLAGS.map(([f]) => f), "experts", "experts-per-token",
+  "active-params", "batch", "context",
   "lora-rank", "prompt-tokens", "output-tokens", "resolution", "budget", "hours-per-month", "job-tokens", "disk-gb",
   "egress-gb"];
 const CHOICE_FLAGS = { workload: WORKLOADS, precision: PRECISIONS, "kv-precision": PRECISIONS, optimizer: OPTIMIZERS,
@@ -33,7 +40,10 @@ export const KNOWN = new Set(["model", "billing", ...NUMBER_FLAGS, ...Object.key
 export const LABELS = {
   workload: "用法", model: "模型", params: "参数量", layers: "层数", hidden: "隐藏维度", heads: "注意力头数",
   "kv-heads": "KV 头数", vocab: "词表大小", intermediate: "MLP 中间维度", "head-dim": "每头维度", experts: "专家数",
-  "experts-per-token": "每个 token 用的专家数", "active-params": "激活参数量", precision: "精度", "kv-precision": "KV 缓存精度",
+  "experts-per-token": "每个 token 用的专家数", "active-params": "激活参数量", "kv-lora-rank": "MLA 潜在维度",
+  "qk-rope-head-dim": "MLA 旋转位置维度", "sliding-window": "滑动窗口（token）", "window-layers": "滑动窗口层数",
+  "linear-layers": "线性注意力层数", "linear-state": "线性注意力状态（每层每条序列）", "dense-layers": "前几层稠密层数",
+  "shared-experts": "共享专家数", precision: "精度", "kv-precision": "KV 缓存精度",
   batch: "并发数 / 批大小", context: "上下文长度", "grad-checkpointing": "梯度检查点", optimizer: "优化器", "lora-rank": "LoRA 秩",
   "zero-stage": "ZeRO 阶段", "prompt-tokens": "提示长度", "output-tokens": "输出长度", resolution: "分辨率", offload: "CPU 卸载",
   budget: "月预算", "hours-per-month": "每月使用小时", "job-tokens": "任务 token 数", "disk-gb": "数据盘", "egress-gb": "出站流量",
@@ -130,7 +140,7 @@ const has = (v, k) => v[k] !== undefined && v[k] !== null && v[k] !== false;
 /** _arch: the model's shape. */
 function arch(data, v) {
   const d = data.rules.memory.arch_defaults;
-  const shape = [...ARCH_FLAGS, ...MOE_FLAGS].filter((f) => has(v, f));
+  const shape = [...ARCH_FLAGS, ...MOE_FLAGS, ...VARIANT_FLAGS.map(([f]) => f)].filter((f) => has(v, f));
   if (v.model !== undefined) {
     if (shape.length) throw new FieldError(shape[0], `${LABELS[shape[0]]}只用于按参数量描述的模型；选了数据中的模型就用它自己的结构`);
     const m = data.models.find((x) => x.id === v.model);
@@ -147,12 +157,32 @@ function arch(data, v) {
     throw new FieldError("active-params", `激活参数量（${v["active-params"]}B）不能多于总参数量（${v.params}B）`);
   }
   const get = (k) => (v[k] === undefined ? null : v[k]);
-  return fromParams(v.params, {
+  const variants = Object.fromEntries(VARIANT_FLAGS.map(([f, k]) => [k, get(f)]));
+  if (variants.qk_rope_dim !== null && variants.kv_lora_rank === null) {
+    throw new FieldError("qk-rope-head-dim", "MLA 旋转位置维度只用于多头潜在注意力：请同时填 MLA 潜在维度");
+  }
+  if ((variants.linear_state === null) !== (variants.linear_layers === null)) {
+    throw new FieldError(variants.linear_layers === null ? "linear-state" : "linear-layers", "线性注意力层数和它的状态大小要一起填");
+  }
+  if ((variants.dense_layers !== null || variants.shared_experts !== null) && v.experts === undefined) {
+    throw new FieldError(variants.dense_layers !== null ? "dense-layers" : "shared-experts", "稠密层数和共享专家数只用于混合专家模型：请填专家数");
+  }
+  const counts = {};
+  for (const [k, value] of Object.entries(variants)) if (k !== "kv_lora_rank" && k !== "window") counts[k] = value === null ? 0 : value;
+  const counted = ["window_layers", "linear_layers", "dense_layers"].filter((k) => counts[k]);
+  if (counted.length && v.layers === undefined) {
+    throw new FieldError(FLAG_OF[counted[0]], `${LABELS[FLAG_OF[counted[0]]]}是总层数中的一部分：请填层数`);
+  }
+  const fields = {
     layers: get("layers"), hidden: get("hidden"), heads: get("heads"), kv_heads: get("kv-heads"), vocab: get("vocab"),
     intermediate: get("intermediate"), head_dim: get("head-dim"), experts: get("experts"),
     experts_per_token: get("experts-per-token"), active_params_b: get("active-params"),
-    tied_embeddings: Boolean(v["tied-embeddings"]), kind: "llm",
-  }, d);
+    tied_embeddings: Boolean(v["tied-embeddings"]), kind: "llm", kv_lora_rank: variants.kv_lora_rank,
+    window: variants.window, ...counts,
+  };
+  const problem = shapeProblem(fields);
+  if (problem !== null) throw new FieldError(FLAG_OF[problem[0]], problem[1]);
+  return fromParams(v.params, fields, d);
 }
 
 /** _serving_lengths: [context, output tokens]. */

@@ -1,0 +1,209 @@
+"""config.json reading (``--config-json`` and the calculator's paste box) on the published configs
+of the catalogue's models, copied verbatim into ``tests/fixtures/configs/`` (sources in its README).
+
+The expected counts are the model cards' and the checkpoints' own figures, not this code's:
+
+* DeepSeek-V3 (README_WEIGHTS.md): "Total parameters: 671B", "Activation parameters: 36.7B
+  (including 0.9B for the output Head)" — the active figure leaves out the input embedding lookup;
+* Qwen3-8B: "Number of Parameters: 8.2B; Number of Paramaters (Non-Embedding): 6.95B";
+* Qwen3-30B-A3B: "30.5B in total and 3.3B activated"; Qwen3-235B-A22B: "235B in total and 22B
+  activated"; Qwen3-Next-80B-A3B: "80B in total and 3B activated" (model cards).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO
+
+from generator.engine.hfconfig import ConfigError, key_line, read_config
+
+CONFIGS = REPO / "tests" / "fixtures" / "configs"
+ENGINE = REPO / "docs" / "javascripts" / "engine"
+
+
+def load(name: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((CONFIGS / f"{name}.json").read_text(encoding="utf-8"))
+    return loaded
+
+
+def test_every_fixture_is_read() -> None:
+    names = sorted(p.stem for p in CONFIGS.glob("*.json"))
+    assert len(names) >= 5
+    for name in names:
+        assert read_config(load(name)).total > 0
+
+
+def test_deepseek_v3_latent_attention_and_moe() -> None:
+    r = read_config(load("deepseek-v3"))
+    assert abs(r.total / 1e9 - 671) < 0.5
+    active_without_lookup = float(r.flags["active-params"]) - 129280 * 7168 / 1e9
+    assert abs(active_without_lookup - 36.7) / 36.7 < 0.01
+    assert r.flags["kv-lora-rank"] == "512" and r.flags["qk-rope-head-dim"] == "64"
+    assert (r.flags["experts"], r.flags["experts-per-token"]) == ("256", "8")
+    assert (r.flags["dense-layers"], r.flags["shared-experts"], r.flags["intermediate"]) == ("3", "1", "2048")
+
+
+@pytest.mark.parametrize(
+    ("name", "total_b", "active_b", "with_embeddings"),
+    [
+        ("qwen3-30b-a3b", 30.5, 3.3, True),
+        ("qwen3-235b-a22b", 235, 22, True),
+        # Qwen3-Next's "3B activated" leaves the embedding and lm_head (0.62B) out
+        ("qwen3-next-80b-a3b", 80, 3, False),
+    ],
+)
+def test_qwen3_moe_counts_match_the_model_cards(
+    name: str, total_b: float, active_b: float, with_embeddings: bool
+) -> None:
+    r = read_config(load(name))
+    assert abs(r.total / 1e9 - total_b) / total_b < 0.02
+    embeddings = 0 if with_embeddings else 2 * 151936 * int(r.flags["hidden"]) / 1e9
+    assert abs(float(r.flags["active-params"]) - embeddings - active_b) / active_b < 0.1  # the cards round
+
+
+def test_qwen3_dense_counts_match_the_model_card() -> None:
+    r = read_config(load("qwen3-8b"))
+    assert round(r.total / 1e9, 1) == 8.2
+    assert round(r.total / 1e9 - 2 * 151936 * 4096 / 1e9, 2) == 6.95
+    assert "sliding-window" not in r.flags  # use_sliding_window: false
+
+
+def test_qwen3_next_linear_layers_and_state() -> None:
+    r = read_config(load("qwen3-next-80b-a3b"))
+    # full_attention_interval 4 of 48 layers; state 32 × 128 × 128 + 3 × (2·16·128 + 32·128)
+    assert r.flags["linear-layers"] == "36"
+    assert r.flags["linear-state"] == str(32 * 128 * 128 + 3 * (2 * 16 * 128 + 32 * 128))
+
+
+GEMMA2_9B = {"model_type": "gemma2", "hidden_size": 3584, "intermediate_size": 14336, "num_attention_heads": 16,
+             "num_hidden_layers": 42, "num_key_value_heads": 8, "head_dim": 256, "sliding_window": 4096,
+             "vocab_size": 256000}  # fmt: skip
+
+
+def test_gemma_ties_embeddings_when_the_key_is_absent() -> None:
+    """Gemma 2 9B has 9,241,705,984 parameters (the checkpoint's count, 9.24B on its model card) with one
+    embedding table; counted untied it would be 256000 × 3584 = 0.92B (10 %) too many."""
+    r = read_config(GEMMA2_9B)
+    assert r.flags["tied-embeddings"] == "1"
+    # per layer q,o 3584×4096, k,v 3584×2048, MLP 3×3584×14336; Gemma 2 has 4 norms a layer (2 counted here)
+    attention = 2 * 3584 * 4096 + 2 * 3584 * 2048
+    assert r.total == 256000 * 3584 + 42 * (attention + 3 * 3584 * 14336 + 2 * 3584) + 3584
+    assert abs(r.total - 9_241_705_984) / 9_241_705_984 < 0.001
+    assert (r.flags["sliding-window"], r.flags["window-layers"]) == ("4096", "21")  # alternating
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"num_key_value_heads": 128}, "num_key_value_heads"),
+        ({"num_key_value_heads": 5}, "num_key_value_heads"),
+        ({"num_attention_heads": 48, "num_key_value_heads": 48, "head_dim": None}, "num_attention_heads"),
+        ({"num_hidden_layers": 0}, "num_hidden_layers"),
+        ({"num_experts_per_tok": 200}, "num_experts_per_tok"),
+        ({"mamba_d_state": 16}, "mamba_d_state"),
+        ({"first_k_dense_replace": 94}, "first_k_dense_replace"),
+    ],
+)
+def test_impossible_configs_are_refused_with_the_key(change: dict, key: str) -> None:  # type: ignore[type-arg]
+    cfg = {**load("qwen3-235b-a22b"), **change}
+    with pytest.raises(ConfigError) as err:
+        read_config(cfg)
+    assert err.value.key == key
+
+
+def test_key_line_points_into_the_file() -> None:
+    text = (CONFIGS / "deepseek-v3.json").read_text(encoding="utf-8")
+    line = key_line(text, "kv_lora_rank")
+    assert line is not None and '"kv_lora_rank": 512' in text.splitlines()[line - 1]
+
+
+READ = """
+import { readHfConfig } from %s;
+import fs from "fs";
+const texts = JSON.parse(fs.readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(texts.map((t) => readHfConfig(t))));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (CI has it)")
+def test_the_calculators_reader_agrees_on_every_fixture() -> None:
+    names = sorted(p.stem for p in CONFIGS.glob("*.json"))
+    texts = [(CONFIGS / f"{n}.json").read_text(encoding="utf-8") for n in names] + [json.dumps(GEMMA2_9B)]
+    run = subprocess.run(["node", "--input-type=module", "-e", READ % json.dumps((ENGINE / "hfconfig.js").as_uri())],
+                         input=json.dumps(texts), capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
+    for text, js in zip(texts, json.loads(run.stdout), strict=True):
+        py = read_config(json.loads(text))
+        assert js["total"] == py.total
+        assert js["flags"].keys() == py.flags.keys()
+        assert all(float(js["flags"][k]) == float(v) for k, v in py.flags.items()), (js["flags"], py.flags)
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    from generator.cli.main import main
+
+    code = main(["--root", str(REPO), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_estimate_reads_a_published_config(capsys: pytest.CaptureFixture[str]) -> None:
+    """DeepSeek-V3 from its config.json: the KV cache is the latent's, 61 × 576 × 2 bytes a token."""
+    code, out, err = _cli(capsys, "estimate", "--workload", "inference", "--config-json",
+                          str(CONFIGS / "deepseek-v3.json"), "--precision", "fp8", "--gpus", "8", "--batch", "1",
+                          "--context", "4096", "--json")  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["breakdown"]["kv_cache"] == pytest.approx(61 * 576 * 2 * 4096 / 2**30, abs=0.001)
+
+
+def test_recommend_reads_a_published_config(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _cli(capsys, "recommend", "--workload", "inference", "--config-json",
+                          str(CONFIGS / "qwen3-30b-a3b.json"), "--json")  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["options"]
+
+
+def test_a_config_with_an_impossible_shape_names_file_line_and_key(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = tmp_path / "config.json"
+    text = (
+        (CONFIGS / "qwen3-8b.json")
+        .read_text(encoding="utf-8")
+        .replace('"num_key_value_heads": 8', '"num_key_value_heads": 64')
+    )
+    bad.write_text(text, encoding="utf-8")
+    code, _, err = _cli(capsys, "estimate", "--workload", "inference", "--config-json", str(bad))
+    line = key_line(text, "num_key_value_heads")
+    assert code == 2
+    assert f"{bad}:{line}: num_key_value_heads: 64 KV heads is more than the 32 attention heads" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        (["--heads", "32", "--kv-heads", "64"], "--kv-heads: 64 KV heads is more than the 32 attention heads"),
+        (["--hidden", "4000", "--heads", "48"], "--heads: hidden size 4000 is not a whole number of 48 heads"),
+        (["--layers", "32", "--sliding-window", "4096", "--window-layers", "40"], "--window-layers: 40 windowed"),
+        (["--window-layers", "4"], "--window-layers counts some of the layers: add --layers"),
+    ],
+)
+def test_impossible_shape_flags_are_refused(capsys: pytest.CaptureFixture[str], flags: list[str], words: str) -> None:
+    code, _, err = _cli(capsys, "estimate", "--workload", "inference", "--params", "7", *flags)
+    assert code == 2 and words in err, err
+
+
+def test_config_json_and_shape_flags_do_not_mix(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _cli(capsys, "estimate", "--workload", "inference", "--config-json",
+                        str(CONFIGS / "qwen3-8b.json"), "--layers", "40")  # fmt: skip
+    assert code == 2 and "--layers" in err
