@@ -141,7 +141,7 @@ def test_plans_are_rentals_someone_sells() -> None:
     for s in BUNDLED.scenarios.values():
         for o in for_scenario(BUNDLED, s, sizer).options:
             p = o.plan
-            if p is None or p.instances == 1 or p.replicas == p.instances:
+            if p is None or p.instances in (1, p.replicas):
                 continue
             assert p.offer.cards >= BUNDLED.rules.delivery.vm_whole_server_cards, (s.id, o.gpu.id)
             assert p.offer.delivery in (Delivery.bare_metal, Delivery.vm), (s.id, o.gpu.id)
@@ -161,7 +161,7 @@ def test_without_a_fabric_a_job_too_big_for_one_server_has_no_plan(tmp_path: Pat
     for s in cat.scenarios.values():
         for o in for_scenario(cat, s).options:
             if o.plan is not None:
-                assert o.plan.instances == 1 or o.plan.replicas == o.plan.instances, (s.id, o.gpu.id)
+                assert o.plan.instances in (1, o.plan.replicas), (s.id, o.gpu.id)
 
 
 def test_a_deadline_scales_out_and_is_met(tmp_path: Path) -> None:

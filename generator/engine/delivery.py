@@ -23,7 +23,10 @@ def delivery_form(
     """
     training = workload is not Workload.inference
     if training and data_parallel:
-        return Delivery.container, "LoRA 类训练一张卡放得下：多卡时只同步适配器梯度，PCIe 就够，容器实例即可、按小时计费"
+        return (
+            Delivery.container,
+            "LoRA 类训练一张卡放得下：多卡时只同步适配器梯度，PCIe 就够，容器实例即可、按小时计费",
+        )
     if training and cards >= rules.bare_metal_min_training_cards:
         return Delivery.bare_metal, f"{cards} 卡训练需要 NVLink 等卡间高速互联和整机独享，选裸金属"
     if training:

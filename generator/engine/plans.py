@@ -187,9 +187,7 @@ def period_hours(offer: Offer, rules: Rules) -> float:
 LinksCards = Callable[[Gpu, int], bool]
 
 
-def training_cards(
-    offer: Offer, instances: int, need: Need, gpu: Gpu, links: LinksCards, rules: Rules
-) -> int | NoPlan:
+def training_cards(offer: Offer, instances: int, need: Need, gpu: Gpu, links: LinksCards, rules: Rules) -> int | NoPlan:
     """Cards a training job uses on ``instances`` instances of ``offer`` (the caller has checked that
     several instances may work together), or why they cannot carry it."""
     k = offer.cards
@@ -249,9 +247,7 @@ class Planner:
         load = req.batch
         per_copy = math.ceil(load / copies)
         cap = figures.at_capacity
-        s = speed.serve(
-            req, gpu, sizing.min_cards, self.rules, cap.prompt_tokens, cap.output_tokens, per_copy
-        )
+        s = speed.serve(req, gpu, sizing.min_cards, self.rules, cap.prompt_tokens, cap.output_tokens, per_copy)
         tokens = s.total_tokens_per_s * keep * load / per_copy
         return Load(
             copies=copies,

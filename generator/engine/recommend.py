@@ -272,7 +272,9 @@ def _no_plan_reason(kind: plans.NoPlan | None, gpu: Gpu, cards: int, c: Constrai
             f"达不到在线服务的速度下限（首 token ≤ {floor.ttft_s:g} 秒、"
             f"每个用户每秒 ≥ {floor.output_tokens_per_s:g} 个输出 token）"
         )
-    return f"{cards} 卡训练需要卡间高速互联的整机（裸金属或整机云服务器），这张卡的报价里没有：{describe_link(gpu, cards)}"
+    return (
+        f"{cards} 卡训练需要卡间高速互联的整机（裸金属或整机云服务器），这张卡的报价里没有：{describe_link(gpu, cards)}"
+    )
 
 
 def _accepted(cat: Catalogue, c: Constraints) -> list[Offer]:

@@ -57,6 +57,7 @@ class SiteContext:
     pick_billing: list[str]  # billing tiers that rank a recommendation, as names
     serving_stack: str  # the serving software serving figures assume (rules.yaml), e.g. vLLM
     max_concurrency: int  # the engine's cap on concurrent sequences (rules.yaml speed.serving)
+    latency_floor: Any  # rules.decision.latency_floor: the slowest serving a plan may give a user
 
 
 @dataclass(frozen=True)
