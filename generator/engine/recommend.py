@@ -375,8 +375,9 @@ def editor_disagreement(scenario: Scenario, rec: Recommendation) -> str | None:
         mine = rec.option_for(ed.gpu)
         detail = f"（{mine.excluded}）" if mine and mine.excluded else ""
         parts.append(f"编辑推荐 {ed.gpu}{detail}，计算结果为 {pick.gpu.id}")
-    if ed.delivery is not pick.delivery:
-        parts.append(f"编辑推荐交付形式 {ed.delivery.value}，规则给出 {pick.delivery.value}（{pick.delivery_reason}）")
+    if ed.delivery is not pick.needed:
+        # the rule's form (a whole-server cloud VM meets a bare-metal need, so the offer's form is not compared)
+        parts.append(f"编辑推荐交付形式 {ed.delivery.value}，规则给出 {pick.needed.value}（{pick.delivery_reason}）")
     return "；".join(parts) or None
 
 
