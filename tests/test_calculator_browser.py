@@ -160,7 +160,9 @@ def test_pretraining_job_cost(browser, server: str, cat: Catalogue) -> None:  # 
     assert page.text_content("#calc-last-head") == "任务租金"
     assert "任务约" in page.text_content("#calc-summary")
     # sharded multi-card training goes to a whole linked machine: bare metal or an 8-card cloud VM
-    assert page.eval_on_selector("#calc-table tr.is-pick", "r => r.cells[4].textContent").startswith(("裸金属", "云服务器"))
+    assert page.eval_on_selector("#calc-table tr.is-pick", "r => r.cells[4].textContent").startswith(
+        ("裸金属", "云服务器")
+    )
     no_overflow(page)
     page.close()
 
