@@ -280,6 +280,8 @@ class OwnershipContext:
 
     rows: list[OwnershipRow]
     unrented: list[tuple[Purchase, Gpu]]  # purchase prices of GPUs without a current rental price
+    unrunnable: list[tuple[Purchase, Gpu]]  # module prices (SXM, OAM) that buy nothing that runs alone
+    system_power: list[Any]  # ownership.yaml system_power: servers are costed at system power
     inputs: OwnershipInputs | None  # None when the project has no ownership.yaml
     defaults: OwnershipDefaults | None
     electricity: list[SourcedValue]
