@@ -62,7 +62,7 @@ def test_data_carries_only_the_offers_that_may_price(mini: Generated) -> None:
     assert (h100["price"], h100["currency"], h100["unit"]) == (85000, "CNY", "month")
     usd = next(o for o in data["offers"] if o["id"] == "m-4090-usd")
     assert usd["currency"] == "USD" and data["fx"]
-    assert set(data["rules"]) == {"cost", "prices", "defaults", "delivery", "memory", "speed", "support"}
+    assert set(data["rules"]) == {"cost", "prices", "defaults", "delivery", "memory", "speed", "support", "decision"}
     assert set(data["bounds"]) == set(BOUNDS)
     assert data["start"] == [["workload", "inference"], ["model", "llama-2-7b"]]
 

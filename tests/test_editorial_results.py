@@ -71,6 +71,23 @@ def test_price_ratio_without_a_current_price_cannot_be_checked(tmp_path: Path) -
     assert unrented_purchases(gen.catalogue) == []
 
 
+def test_price_ratio_compares_like_with_like(tmp_path: Path) -> None:
+    """An 8-card monthly lease is never divided by an hourly container price: with the H100's monthly
+    node gone, the A100 (monthly bare metal only) and the H100 (hourly container only) share no basis."""
+
+    def edit(data: Path) -> None:
+        replace_in(data / "offers.yaml", "    billing: monthly\n    unit: month\n    price_low: 80000",
+                   "    billing: spot\n    unit: month\n    price_low: 80000")  # fmt: skip
+
+    gen = generate(Project.at(make_project(tmp_path, edit)))
+    r = claim(gen, "a100-sixty-percent")
+    assert r.verdict is Verdict.unknown and r.computed is None
+    assert "同口径" in r.explanation and "包月裸金属整机" in r.explanation and "按量容器或云服务器" in r.explanation
+    # with both monthly nodes the basis is named beside each price
+    base = claim(generate(Project.at(make_project(tmp_path / "base"))), "a100-sixty-percent")
+    assert any("包月裸金属整机" in f.label for f in base.figures)
+
+
 def test_price_rank_by_yuan_per_dense_tflop_hour(gen: Generated) -> None:
     r = claim(gen, "rtx-4090-best-value")
     # 4090: 2 / 165.2 = 0.0121; H100: 10,000 / 730 / 989.4 = 0.0138; A100: 6,000 / 730 / 312 = 0.0263.

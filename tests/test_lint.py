@@ -159,7 +159,7 @@ def test_provider_without_sourced_extras_is_a_notice(mini: Path) -> None:
     text = path.read_text(encoding="utf-8")
     path.write_text(text[: text.index("    extras:\n      - item: egress")], encoding="utf-8")
     assert lint_text(mini) == (
-        "data/providers.yaml:15:5: providers[1]: notice: Fixture Market: no sourced price for disk, traffic or "
+        "data/providers.yaml:20:5: providers[1]: notice: Fixture Market: no sourced price for disk, traffic or "
         "public IP; its page says the assumed prices in rules.yaml apply. Add extras with a source when you find them"
     )
 

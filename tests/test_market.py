@@ -254,7 +254,7 @@ def test_a_foreign_price_needs_a_rate_and_a_provider(tmp_path: Path) -> None:
             "its source so the price can be shown in yuan",
             "data/offers.yaml:34:15: offers[2].currency: no exchange rate for USD in fx.yaml; add a dated rate with "
             "its source so the price can be shown in yuan",
-            "data/providers.yaml:23:19: providers[1].extras[0].currency: no exchange rate for USD in fx.yaml; add a "
+            "data/providers.yaml:28:19: providers[1].extras[0].currency: no exchange rate for USD in fx.yaml; add a "
             "dated rate with its source",
         ]
     )

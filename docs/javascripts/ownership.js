@@ -89,7 +89,7 @@
   /* One row of the table at these inputs. */
   function computeRow(row, inputs, monthHours) {
     checkInputs(inputs);
-    var own = ownMonth(row.price_per_card, row.tdp_w, inputs, monthHours);
+    var own = ownMonth(row.price_per_card, row.power_w, inputs, monthHours);
     var best = cheapestRent(row.offers, inputs, monthHours);
     if (best === null) return null;
     return { own: own, rent: best.rent, offer: best.offer.id, breakEven: breakEven(row.price_per_card, best.rent, own) };

@@ -99,6 +99,8 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
                        help="hours the cards run a month (default: the whole month)")  # fmt: skip
         p.add_argument("--job-tokens", type=bounded("job-tokens"), metavar="BILLIONS",
                        help="training: tokens to process")  # fmt: skip
+        p.add_argument("--deadline-days", type=bounded("deadline-days"), metavar="DAYS",
+                       help="training: finish within DAYS (plans scale out to meet it)")  # fmt: skip
         p.add_argument("--disk-gb", type=bounded("disk-gb"))
         p.add_argument("--egress-gb", type=bounded("egress-gb"))
         p.add_argument("--public-ip", action=argparse.BooleanOptionalAction, default=None,
@@ -405,6 +407,7 @@ def recommend_options(cat: Catalogue, args: argparse.Namespace) -> Recommendatio
     c = Constraints(
         usage=usage, domestic_only=args.domestic_only, require_cuda=cat.rules.defaults.require_cuda if args.require_cuda is None else args.require_cuda,
         budget_cny_month=args.budget, job_tokens_b=args.job_tokens, billing=args.billing,
+        deadline_hours=args.deadline_days * 24 if args.deadline_days is not None else None,
     )  # fmt: skip
     return recommend(cat, lambda gpu: size_workload(req, gpu, cat.rules, args.job_tokens), req.workload, c)
 

@@ -196,6 +196,26 @@ class Assumed(Record):
         return self
 
 
+class SystemPower(Record):
+    """A whole server's power from its datasheet: what the GPUs draw with their host (CPUs, memory,
+    NICs, NVSwitches, fans), as a multiple of the GPUs' own TDP."""
+
+    id: Slug = Field(description="Stable id.")
+    label: ShortText = Field(description="Which server (Chinese).")
+    server_watts: float = Field(gt=0, le=200_000, description="The server's stated power, watts.")
+    gpus: int = Field(ge=1, le=72, description="GPUs in that server.")
+    gpu_watts: float = Field(gt=0, le=5_000, description="One GPU's TDP in that server, watts.")
+    as_of: dt.date = Field(description="Date of the datasheet, YYYY-MM-DD.")
+    source: HttpUrl = Field(description="The datasheet.")
+    quote: Quote = Field(description="The datasheet's own words, copied exactly.")
+    note: Text | None = Field(default=None, description="What a reader should know (how the date was set).")
+
+    @property
+    def factor(self) -> float:
+        """Server power per GPU, as a multiple of the GPU's TDP."""
+        return self.server_watts / (self.gpus * self.gpu_watts)
+
+
 class OwnershipDefaults(Record):
     """What the rent-or-buy page starts from; readers change them in the form."""
 
@@ -209,6 +229,10 @@ class OwnershipDefaults(Record):
     )
     years: Assumed = Field(description="Years the card is kept before it is sold.")
     hours_per_day: Assumed = Field(description="Hours a day the card works (the same hours are rented).")
+    host_power_factor: Assumed | None = Field(
+        default=None,
+        description="A single PCIe card's power with its share of the host (CPU, memory, disks), as a multiple of its TDP.",
+    )
 
     @model_validator(mode="after")
     def _ranges(self) -> OwnershipDefaults:
@@ -230,6 +254,10 @@ class OwnershipFile(Record):
     electricity: list[ElectricityPrice] = Field(min_length=1, description="Electricity prices (yuan per kWh).")
     pue: list[Pue] = Field(min_length=1, description="Power usage effectiveness figures (ratio).")
     defaults: OwnershipDefaults = Field(description="The page's starting inputs.")
+    system_power: list[SystemPower] = Field(
+        default_factory=list,
+        description="Server datasheets' power: whole servers are costed at system power, not GPU TDP.",
+    )
 
 
 # --------------------------------------------------------------------------- buyers

@@ -354,6 +354,24 @@ class Extra(Record):
     note: Text | None = Field(default=None, description="What exactly is charged (Chinese).")
 
 
+class FabricKind(StrEnum):
+    """The network a provider sells between its GPU servers for one job."""
+
+    infiniband = "infiniband"
+    roce = "roce"
+    efa = "efa"  # AWS Elastic Fabric Adapter (SRD over AWS's own network)
+
+
+class Fabric(Record):
+    """A cross-host fabric a provider sells with its multi-GPU servers: what lets one training job
+    (or one model copy) span several nodes. Without one, plans stay inside one server."""
+
+    kind: FabricKind = Field(strict=False, description="infiniband, roce or efa.")
+    gbps_per_gpu: float = Field(gt=0, le=10_000, description="Network bandwidth per GPU, Gbit/s.")
+    source: HttpUrl = Field(description="The provider's page that states the fabric.")
+    quote: Quote = Field(description="The source's own words for the fabric.")
+
+
 class Provider(Record):
     """A platform, cloud or survey that prices appear from."""
 
@@ -365,6 +383,10 @@ class Provider(Record):
     )
     url: HttpUrl = Field(description="The provider's home page.")
     extras: list[Extra] = Field(default_factory=list, description="Charges besides the card, each with a source.")
+    fabric: Fabric | None = Field(
+        default=None,
+        description="The cross-host network sold with its multi-GPU servers (InfiniBand or RoCE); none: plans stay inside one server.",
+    )
     note: Text | None = Field(default=None, description="How this provider bills, what to watch for (Chinese).")
 
 
@@ -723,6 +745,12 @@ class Scenario(Record):
         description="ZeRO stage used when training on several cards.",
     )
     job_tokens_b: float | None = Field(default=None, gt=0, description="Training: tokens to process, billions.")
+    deadline_days: float | None = Field(
+        default=None,
+        gt=0,
+        le=3650,
+        description="Training: the job must finish within this many days; plans scale out (more cards, more nodes) to meet it.",
+    )
     hours_per_month: float | None = Field(
         json_schema_extra={"default_from": "cost.hours_per_month"},
         default=None,

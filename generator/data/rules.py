@@ -577,6 +577,27 @@ class PageRules(_Section):
     )
 
 
+class LatencyFloor(_Section):
+    """The slowest serving a plan may give each user and still count (MLPerf Inference's server
+    constraints for an interactive LLM service)."""
+
+    ttft_s: float = Field(gt=0, le=600, description="Most seconds to a request's first token.")
+    output_tokens_per_s: float = Field(gt=0, le=1000, description="Fewest output tokens per second each user sees.")
+    source: str = Field(min_length=1, description="Where the floor comes from.")
+
+
+class DecisionRules(_Section):
+    """How plans are built and ranked (step 4: the cheapest plan by the workload's own measure)."""
+
+    max_plan_cards: int = Field(ge=1, le=16_384, description="Most cards one plan may rent (a cluster).")
+    latency_floor: LatencyFloor = Field(description="Serving plans slower than this are not offered.")
+    faster_note_tolerance: float = Field(
+        ge=0,
+        le=1,
+        description="A plan this much dearer at most that finishes at least twice as fast is named beside the pick.",
+    )
+
+
 # --------------------------------------------------------------------------- whole file
 
 
@@ -591,3 +612,4 @@ class Rules(_Section):
     defaults: DefaultRules = Field(description="Inputs assumed when a scenario or a reader leaves them out.")
     support: SupportRules = Field(description="Which number formats run on which cards, per runtime.")
     pages: PageRules = Field(description="Landing-page defaults.")
+    decision: DecisionRules = Field(description="How plans are built and ranked.")

@@ -55,6 +55,7 @@ BOUNDS: dict[str, Bound] = {
     "budget": Bound(0, None, low_open=True),
     "hours-per-month": Bound(0, 744, low_open=True),
     "job-tokens": Bound(0, 1e6, low_open=True),
+    "deadline-days": Bound(0, 3650, low_open=True),
     "disk-gb": Bound(0, 1e6),
     "egress-gb": Bound(0, 1e7),
 }

@@ -13,9 +13,20 @@ from generator.data.records import Delivery, Workload
 from generator.data.rules import DeliveryRules
 
 
-def delivery_form(workload: Workload, cards: int, rules: DeliveryRules) -> tuple[Delivery, str]:
-    """The delivery form for ``cards`` cards of this workload, with the reason in Chinese."""
+def delivery_form(
+    workload: Workload, cards: int, rules: DeliveryRules, data_parallel: bool = False
+) -> tuple[Delivery, str]:
+    """The delivery form for ``cards`` cards of this workload, with the reason in Chinese.
+
+    ``data_parallel``: adapter training that fits one card, where more cards all-reduce only the
+    adapters' gradients and need no scale-up link (the rule is for sharded training).
+    """
     training = workload is not Workload.inference
+    if training and data_parallel:
+        return (
+            Delivery.container,
+            "LoRA 类训练一张卡放得下：多卡时只同步适配器梯度，PCIe 就够，容器实例即可、按小时计费",
+        )
     if training and cards >= rules.bare_metal_min_training_cards:
         return Delivery.bare_metal, f"{cards} 卡训练需要 NVLink 等卡间高速互联和整机独享，选裸金属"
     if training:

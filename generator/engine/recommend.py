@@ -11,6 +11,7 @@ finish the job, everything else by the monthly total.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -18,7 +19,7 @@ from generator.data.catalogue import Catalogue
 from generator.data.records import Billing, Delivery, Gpu, Offer, Scenario, Vendor, Workload
 from generator.data.rules import Rules
 from generator.engine import cost as costs
-from generator.engine import speed, support
+from generator.engine import plans, speed, support
 from generator.engine.delivery import delivery_form
 from generator.engine.links import describe_link
 from generator.engine.sizing import Sizer, Sizing, scenario_request
@@ -43,15 +44,18 @@ class Constraints:
     pricing: costs.Pricing | None = None  # the catalogue's pricing, shared by every option (built if None)
     #: billing tiers the buyer accepts (a subset of rules.prices.pick_billing); None: every pickable tier
     billing: tuple[Billing, ...] | None = None
+    #: a training job must finish within this many hours (plans scale out to meet it); None: no deadline
+    deadline_hours: float | None = None
 
 
 @dataclass(frozen=True)
 class RunnerUp:
-    """Another provider's cheapest offer for the same GPU, cards and delivery form, priced the same way."""
+    """Another provider's best plan for the same GPU, by the same measure."""
 
     offer: Offer
     monthly: costs.MonthlyCost
     job_cost_cny: float | None  # training jobs: rent to finish the reference job
+    cost_per_mtok_cny: float | None = None  # serving: yuan per million tokens at the stated load
 
 
 @dataclass
@@ -78,6 +82,15 @@ class Option:
     cost_per_mtok_at_batch_cny: float | None = None  # the same at the request's own concurrency (batch)
     excluded: str | None = None  # why the option cannot be the pick
     reasons: list[str] = field(default_factory=list)
+    needed: Delivery = Delivery.container  # the form the delivery rule asks for (the row shows the offer's)
+    plan: plans.Plan | None = None  # the chosen plan (offer, instances, what it does)
+    faster: plans.Plan | None = None  # a plan about as dear that finishes at least twice as fast
+    measure_value: float | None = None  # the plan's worth by the workload's measure (lower is better)
+
+    @property
+    def load(self) -> plans.Load | None:
+        """Serving: the plan's figures at the stated load (TTFT, per-user speed, cost per million tokens)."""
+        return self.plan.load if self.plan is not None else None
 
     @property
     def eligible(self) -> bool:
@@ -106,14 +119,17 @@ class Option:
         return f"{self.cards}（整机 {self.cards_billed} 张，{self.idle_cards} 张闲置）"
 
     def sort_key(self, training_job: bool) -> tuple[float, ...]:
-        """Eligible first; then job cost (training) or monthly total; then fewer cards; then id."""
-        primary = self.job_cost_cny if training_job else (self.monthly.total if self.monthly else None)
+        """Eligible first; then the workload's measure (job rent, cost per million tokens at the load,
+        else the monthly total); then the monthly total; then fewer cards. ``training_job`` is kept
+        for callers; the measure is the option's own."""
+        del training_job
         rank_fit = 0 if self.cards is not None else 1
+        primary = self.measure_value
         return (
             0 if self.eligible else 1,
             rank_fit,
-            primary if primary is not None else float("inf"),
-            self.monthly.total if self.monthly else float("inf"),
+            round(primary, 6) if primary is not None else float("inf"),
+            round(self.monthly.total, 6) if self.monthly else float("inf"),
             float(self.cards or 1_000),
         )
 
@@ -138,12 +154,17 @@ class Recommendation:
 
 
 def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Workload, c: Constraints) -> Option:
-    """Size, deliver and price one GPU. ``sizing_for(gpu)`` returns its :class:`Sizing`."""
+    """Size one GPU, then find its cheapest plan by the workload's measure (:mod:`generator.engine.plans`).
+
+    ``sizing_for(gpu)`` returns its :class:`Sizing`. Every current offer in an accepted billing tier is
+    tried, at every instance count worth trying; the option shows the best plan and the best of each
+    other provider.
+    """
     rules: Rules = cat.rules
     sizing: Sizing = sizing_for(gpu)
     cards = sizing.min_cards
-    delivery, why = delivery_form(workload, cards or 1, rules.delivery)
-    opt = Option(gpu=gpu, sizing=sizing, cards=cards, delivery=delivery, delivery_reason=why)
+    delivery, why = delivery_form(workload, cards or 1, rules.delivery, data_parallel_ok(workload, cards))
+    opt = Option(gpu=gpu, sizing=sizing, cards=cards, delivery=delivery, delivery_reason=why, needed=delivery)
     if c.domestic_only and not gpu.domestic:
         opt.excluded = "不满足国产化要求"
         return opt
@@ -158,59 +179,95 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     if (refusal := support.check_request(gpu, sizing.request, rules).refusal) is not None:
         opt.excluded = refusal
         return opt
-    if delivery is Delivery.bare_metal and not links_cards(gpu, cards):
-        # The delivery rule's premise: multi-card training needs a scale-up link.
+    if delivery is Delivery.bare_metal and not links_cards(gpu, min(cards, rules.delivery.vm_whole_server_cards)):
+        # The delivery rule's premise: sharded multi-card training needs a scale-up link.
         link = describe_link(gpu, cards)
         opt.excluded = f"{cards} 卡训练需要所有卡之间都有高速互联，而{' ' if link[:1].isascii() else ''}{link}"
         return opt
-    # Only current offers in a pickable billing tier rank or price anything (rules.prices), and of
-    # those only the tiers the buyer accepts.
-    offers, fallback = costs.matching_offers(
-        _accepted(cat, c), gpu.id, delivery, cards, rules.delivery.vm_whole_server_cards
-    )
-    pricing = c.pricing or costs.pricing_of(cat)
-    ranked = costs.ranked_costs(offers, cards, c.usage, pricing)
-    if not ranked:
+    offers = [o for o in _accepted(cat, c) if o.gpu == gpu.id]
+    if not offers:
         opt.excluded = _no_offer_reason(cat, gpu, delivery, c.billing)
         return opt
-    by_id = {o.id: o for o in offers}
-    monthly = ranked[0]
-    offer = by_id[monthly.offer_id]
-    opt.offer, opt.offer_is_fallback, opt.monthly = offer, fallback, monthly
-    # Containers and VMs lose a little speed to virtualization (rules.delivery); bare metal none.
-    keep = 1.0 if offer.delivery is Delivery.bare_metal else 1 - rules.delivery.container_virtualization_loss
-    opt.cards_billed, opt.cards_used = monthly.cards_rented, cards
-    if sizing.job_hours is not None:
-        opt.job_hours = sizing.job_hours / keep
-        whole = _whole_machine_job(sizing, gpu, cards, monthly.cards_rented, rules)
-        if whole is not None and whole.hours < sizing.job_hours:
-            # The rent is the same for the whole machine: every rented card works, the job ends sooner.
-            opt.cards_used, opt.job_hours = monthly.cards_rented, whole.hours / keep
-        opt.job_cost_cny = costs.job_cost_cny(offer, cards, opt.job_hours, pricing)
-    opt.runner_ups = _runner_ups(ranked[1:], by_id, offer.provider, cards, sizing, gpu, rules, pricing)
-    if sizing.serving is not None:
-        # Serving: prompt + output tokens per second at the concurrency the free memory allows (and at
-        # the request's own batch), priced at the hourly GPU rent of what is rented. Rented cards
-        # beyond one copy of the model run more copies (data-parallel replicas), not idle.
-        hourly = monthly.gpu_rent / max(monthly.hours_used, 1e-9)
-        opt.replicas = max(1, monthly.cards_rented // cards)
-        opt.cards_used = opt.replicas * cards
-        opt.decode_tokens_per_s = sizing.serving.decode.tokens_per_s * keep
-        opt.served_tokens_per_s = sizing.serving.at_capacity.total_tokens_per_s * keep * opt.replicas
-        opt.cost_per_mtok_cny = speed.cost_per_million_tokens(opt.served_tokens_per_s, hourly)
-        at_batch = sizing.serving.at_batch.total_tokens_per_s * keep
-        opt.cost_per_mtok_at_batch_cny = speed.cost_per_million_tokens(at_batch, hourly)
-    if c.budget_cny_month is not None and monthly.total > c.budget_cny_month:
-        opt.excluded = f"月成本 {cny(monthly.total)} 超出预算 {cny(c.budget_cny_month)}"
+    pricing = c.pricing or costs.pricing_of(cat)
+    measure = _measure(workload, sizing, c)
+    need = plans.Need(workload, cards, measure, c.usage, c.deadline_hours)
+    planner = plans.Planner(rules, pricing, links_cards, lambda o: _has_fabric(cat, o))
+    search = planner.search(offers, need, sizing, gpu)
+    best = search.best
+    if best is None:
+        opt.excluded = _no_plan_reason(search.refusal, gpu, cards, c, rules)
+        return opt
+    _apply(opt, best, measure)
+    if measure is plans.Measure.job_rent:
+        opt.faster = plans.faster_plan(search, rules.decision.faster_note_tolerance)
+    opt.runner_ups = [
+        RunnerUp(p.offer, p.monthly, p.job_cost_cny, p.load.cost_per_mtok_cny if p.load else None)
+        for p in plans.best_per_provider(search, best.offer.provider, rules.prices.runner_ups)
+    ]
+    if c.budget_cny_month is not None and best.monthly.total > c.budget_cny_month:
+        opt.excluded = f"月成本 {cny(best.monthly.total)} 超出预算 {cny(c.budget_cny_month)}"
     return opt
 
 
-def _whole_machine_job(sizing: Sizing, gpu: Gpu, cards: int, billed: int, rules: Rules) -> speed.TrainTime | None:
-    """The training job on every billed card, when the rented machine links them all (the site's
-    premise for multi-card training); None when there are no spare cards or they cannot join in."""
-    if billed <= cards or not links_cards(gpu, billed):
-        return None
-    return sizing.train_on(gpu, billed, rules)
+def data_parallel_ok(workload: Workload, cards: int | None) -> bool:
+    """Adapter training that fits one card: more cards run data parallel over any link."""
+    return workload in (Workload.lora, Workload.qlora) and cards == 1
+
+
+def _measure(workload: Workload, sizing: Sizing, c: Constraints) -> plans.Measure:
+    """What this workload's plans are ranked by."""
+    if workload is not Workload.inference and c.job_tokens_b is not None and sizing.job_hours is not None:
+        return plans.Measure.job_rent
+    if sizing.serving is not None:
+        return plans.Measure.cost_per_mtok
+    return plans.Measure.monthly
+
+
+def _has_fabric(cat: Catalogue, offer: Offer) -> bool:
+    provider = cat.providers.get(offer.provider)
+    return provider is not None and provider.fabric is not None
+
+
+def _apply(opt: Option, plan: plans.Plan, measure: plans.Measure) -> None:
+    """Copy the chosen plan onto the option the pages read."""
+    offer = plan.offer
+    opt.offer, opt.monthly, opt.plan = offer, plan.monthly, plan
+    opt.offer_is_fallback = offer.delivery is Delivery.unspecified
+    opt.cards_billed, opt.cards_used, opt.replicas = plan.cards_billed, plan.cards_used, plan.replicas
+    if offer.delivery is not Delivery.unspecified:
+        opt.delivery = offer.delivery  # the row shows the form of the offer used
+    opt.measure_value = plan.value(measure)
+    if plan.job_hours is not None:
+        opt.job_hours, opt.job_cost_cny = plan.job_hours, plan.job_cost_cny
+    serving = opt.sizing.serving
+    if plan.load is not None and serving is not None:
+        hourly = plan.monthly.gpu_rent / max(plan.monthly.hours_used, 1e-9)
+        opt.decode_tokens_per_s = serving.decode.tokens_per_s * plan.keep
+        opt.served_tokens_per_s = serving.at_capacity.total_tokens_per_s * plan.keep * plan.replicas
+        opt.cost_per_mtok_cny = speed.cost_per_million_tokens(opt.served_tokens_per_s, hourly)
+        opt.cost_per_mtok_at_batch_cny = plan.load.cost_per_mtok_cny
+
+
+def _no_plan_reason(kind: plans.NoPlan | None, gpu: Gpu, cards: int, c: Constraints, rules: Rules) -> str:
+    """Why offers of this GPU exist but none gives a plan."""
+    whole = rules.delivery.vm_whole_server_cards
+    if kind is plans.NoPlan.needs_fabric:
+        nodes = math.ceil(cards / whole)
+        return (
+            f"需要 {cards} 张卡，要 {nodes} 台 {whole} 卡服务器组成集群；数据中这张卡的报价平台"
+            "都没有标明出售机间高速网络（InfiniBand/RoCE），单卡或容器实例拼不成一个集群"
+        )
+    if kind is plans.NoPlan.deadline and c.deadline_hours is not None:
+        return f"即使用到 {rules.decision.max_plan_cards:,} 张卡也无法在 {c.deadline_hours / 24:g} 天内完成"
+    if kind is plans.NoPlan.too_slow:
+        floor = rules.decision.latency_floor
+        return (
+            f"达不到在线服务的速度下限（首 token ≤ {floor.ttft_s:g} 秒、"
+            f"每个用户每秒 ≥ {floor.output_tokens_per_s:g} 个输出 token）"
+        )
+    return (
+        f"{cards} 卡训练需要卡间高速互联的整机（裸金属或整机云服务器），这张卡的报价里没有：{describe_link(gpu, cards)}"
+    )
 
 
 def _accepted(cat: Catalogue, c: Constraints) -> list[Offer]:
@@ -238,38 +295,6 @@ def _no_offer_reason(cat: Catalogue, gpu: Gpu, delivery: Delivery, billing: tupl
         tiers = "、".join(_BILLING_ZH.get(b, b.value) for b in billing)
         return f"这张卡没有所选计费方式（{tiers}）的当前报价"
     return f"数据中还没有这张卡的{form}当前报价"
-
-
-def _runner_ups(
-    rest: list[costs.MonthlyCost],
-    by_id: dict[str, Offer],
-    pick_provider: str,
-    cards: int,
-    sizing: Sizing,
-    gpu: Gpu,
-    rules: Rules,
-    pricing: costs.Pricing,
-) -> list[RunnerUp]:
-    """The cheapest offer of each other provider (same matching offers), cheapest first, at most
-    ``rules.prices.runner_ups``. Ordered by the monthly total like the pick; a training job on a
-    whole machine uses every card of it, as for the pick."""
-    seen = {pick_provider}
-    out: list[RunnerUp] = []
-    for m in rest:
-        if len(out) >= rules.prices.runner_ups:
-            break
-        offer = by_id[m.offer_id]
-        if offer.provider in seen:
-            continue
-        seen.add(offer.provider)
-        job = None
-        if sizing.job_hours is not None:
-            keep = 1.0 if offer.delivery is Delivery.bare_metal else 1 - rules.delivery.container_virtualization_loss
-            whole = _whole_machine_job(sizing, gpu, cards, m.cards_rented, rules)
-            hours = min(sizing.job_hours, whole.hours) if whole is not None else sizing.job_hours
-            job = costs.job_cost_cny(offer, cards, hours / keep, pricing)
-        out.append(RunnerUp(offer, m, job))
-    return out
 
 
 def links_cards(gpu: Gpu, cards: int) -> bool:
@@ -304,6 +329,7 @@ def for_scenario(cat: Catalogue, scenario: Scenario, sizer: Sizer | None = None)
         require_cuda=scenario_requires_cuda(scenario, cat.rules),
         budget_cny_month=scenario.budget_cny_month,
         job_tokens_b=scenario.job_tokens_b,
+        deadline_hours=scenario.deadline_days * 24 if scenario.deadline_days is not None else None,
     )
 
     def sizing_for(gpu: Gpu) -> Sizing:
@@ -334,8 +360,9 @@ def editor_disagreement(scenario: Scenario, rec: Recommendation) -> str | None:
         mine = rec.option_for(ed.gpu)
         detail = f"（{mine.excluded}）" if mine and mine.excluded else ""
         parts.append(f"编辑推荐 {ed.gpu}{detail}，计算结果为 {pick.gpu.id}")
-    if ed.delivery is not pick.delivery:
-        parts.append(f"编辑推荐交付形式 {ed.delivery.value}，规则给出 {pick.delivery.value}（{pick.delivery_reason}）")
+    if ed.delivery is not pick.needed:
+        # the rule's form (a whole-server cloud VM meets a bare-metal need, so the offer's form is not compared)
+        parts.append(f"编辑推荐交付形式 {ed.delivery.value}，规则给出 {pick.needed.value}（{pick.delivery_reason}）")
     return "；".join(parts) or None
 
 
@@ -347,7 +374,9 @@ def fallback_note(offer: Offer) -> str:
 
 
 def form_note(offer: Offer, delivery: Delivery) -> str | None:
-    """How an offer of another (first-tier) form serves the delivery the rules chose, or None."""
+    """How an offer of another form serves the delivery the rules chose, or None."""
+    if offer.delivery is Delivery.bare_metal and delivery is Delivery.container:
+        return f"按 {offer.cards} 卡裸金属整机报价计算：整机独享，按这台机器的全部卡计费"
     if offer.delivery is Delivery.vm and delivery is Delivery.container:
         return "按云服务器报价计算：GPU 云服务器能跑容器能跑的一切，只是启动稍慢"
     if offer.delivery is Delivery.vm and delivery is Delivery.bare_metal:
@@ -364,25 +393,51 @@ def _reasons(o: Option, training_job: bool, rules: Rules) -> list[str]:
     out.append(o.delivery_reason)
     if o.monthly is not None:
         bill = "按小时计费" if o.monthly.billing is costs.BillingMode.by_use else "按月计费"
-        out.append(f"{bill}，每月合计约 {cny(o.monthly.total)}（GPU 租金占 {1 - o.monthly.non_gpu_share:.0%}）")
-    if o.cards is not None and o.cards_billed and o.cards_billed > o.cards:
+        out.append(
+            f"{bill}，每月（按用 {o.monthly.hours_used:,.0f} 小时）合计约 {cny(o.monthly.total)}"
+            f"（GPU 租金占 {1 - o.monthly.non_gpu_share:.0%}）"
+        )
+    plan = o.plan
+    if plan is not None and plan.instances > 1 and o.cards is not None and plan.replicas < plan.instances:
+        out.append(
+            f"租 {plan.instances} 台 {plan.offer.cards} 卡服务器（共 {plan.cards_billed} 张卡），"
+            "机间用平台提供的 InfiniBand/RoCE 高速网络组成集群"
+        )
+    elif o.cards is not None and o.cards_billed and o.cards_billed > o.cards:
         if o.idle_cards:
             out.append(f"报价按整机 {o.cards_billed} 张卡计费，其中 {o.idle_cards} 张闲置也要付钱")
         elif o.replicas > 1:
-            out.append(f"报价按整机 {o.cards_billed} 张卡计费，整机同时跑 {o.replicas} 份模型副本")
+            out.append(f"租用的 {o.cards_billed} 张卡同时跑 {o.replicas} 份模型副本")
         else:
             out.append(f"报价按整机 {o.cards_billed} 张卡计费，任务用满整机的 {o.cards_used} 张卡，跑得更快")
     if training_job and o.job_hours is not None and o.job_cost_cny is not None:
         note = costs.minimum_rental_note(o.offer, o.job_hours, rules.cost) if o.offer is not None else None
         out.append(
-            f"参照任务约 {o.job_hours:,.0f} 小时完成，租金约 {cny(o.job_cost_cny)}" + (f"（{note}）" if note else "")
+            f"参照任务在 {o.cards_used} 张卡上约 {o.job_hours:,.0f} 小时完成，租金约 {cny(o.job_cost_cny)}"
+            + (f"（{note}）" if note else "")
+        )
+    if o.faster is not None and o.faster.job_hours is not None and o.faster.job_cost_cny is not None:
+        f = o.faster
+        out.append(
+            f"租 {f.cards_billed} 张卡（{f.offer.provider}）租金约 {cny(f.job_cost_cny)}，差不多一样贵，"
+            f"约 {f.job_hours:,.0f} 小时就能跑完"
+        )
+    load = o.load
+    if load is not None and o.cost_per_mtok_at_batch_cny is not None and s.serving is not None:
+        c = s.serving.at_capacity
+        out.append(
+            f"按 {s.request.batch if s.request else 1} 路并发（每个请求提示 {c.prompt_tokens:,} + 输出 {c.output_tokens:,} token）"
+            + (f"、{load.copies} 份副本" if load.copies > 1 else "")
+            + f"：首 token 约 {load.ttft_s:,.2f} 秒，每个用户每秒约 {load.user_tokens_per_s:,.1f} 个输出 token，"
+            f"合计每秒约 {load.tokens_per_s:,.0f} token，每百万 token（提示与输出合计，只计 GPU 租金）约 "
+            f"{cny(load.cost_per_mtok_cny, 2)}"
         )
     if o.cost_per_mtok_cny is not None and o.served_tokens_per_s is not None and s.serving is not None:
         c = s.serving.at_capacity
         out.append(
-            f"按显存可容纳的 {c.concurrency} 路并发（每个请求提示 {c.prompt_tokens:,} + 输出 {c.output_tokens:,} token）"
+            f"满载时按显存可容纳的 {c.concurrency} 路并发"
             + (f"、{o.replicas} 份副本" if o.replicas > 1 else "")
-            + f"每秒约处理 {o.served_tokens_per_s:,.0f} token，每百万 token（提示与输出合计）约 {cny(o.cost_per_mtok_cny, 2)}"
+            + f"每秒约处理 {o.served_tokens_per_s:,.0f} token，每百万 token 约 {cny(o.cost_per_mtok_cny, 2)}"
         )
     if o.gpu.vendor is not Vendor.nvidia and not o.excluded:
         out.append(NOT_CUDA)
@@ -390,7 +445,7 @@ def _reasons(o: Option, training_job: bool, rules: Rules) -> list[str]:
         out.append(note)  # how the format runs there (a slower kernel, FP16 for mixed precision ...)
     if o.offer_is_fallback and o.offer is not None:
         out.append(fallback_note(o.offer))
-    elif o.offer is not None and (note := form_note(o.offer, o.delivery)) is not None:
+    elif o.offer is not None and (note := form_note(o.offer, o.needed)) is not None:
         out.append(note)
     if o.excluded:
         out.append(o.excluded)

@@ -39,7 +39,7 @@ from generator.pages.names import (
 from generator.pages.render import price_label
 
 #: The rules sections the engine reads (``pages`` is editorial and stays out).
-RULE_SECTIONS = ("cost", "prices", "defaults", "delivery", "memory", "speed", "support")
+RULE_SECTIONS = ("cost", "prices", "defaults", "delivery", "memory", "speed", "support", "decision")
 
 
 def calculator_data(cat: Catalogue) -> dict[str, Any]:
@@ -141,6 +141,8 @@ def _offer(cat: Catalogue, o: Offer) -> dict[str, Any]:
         "currency": o.currency.value,
         "as_of": o.as_of.isoformat(),
         "variant_unstated": o.variant_unstated,
+        # whether the provider sells a cross-host fabric (plans.spans_hosts_ok)
+        "fabric": cat.providers[o.provider].fabric is not None,
         "label": f"{cat.providers[o.provider].name} {price_label(o)}" + (f"（{o.cards} 卡）" if o.cards > 1 else ""),
     }
 
@@ -180,6 +182,8 @@ def scenario_flags(cat: Catalogue, scenario_id: str, req: Request, usage: Usage)
         flags["domestic-only"] = "1"
     if s.budget_cny_month is not None:
         flags["budget"] = num(s.budget_cny_month)
+    if s.deadline_days is not None:
+        flags["deadline-days"] = num(s.deadline_days)
     return flags
 
 

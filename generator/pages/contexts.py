@@ -57,6 +57,7 @@ class SiteContext:
     pick_billing: list[str]  # billing tiers that rank a recommendation, as names
     serving_stack: str  # the serving software serving figures assume (rules.yaml), e.g. vLLM
     max_concurrency: str  # the engine's cap on concurrent sequences per card class, in words (rules.yaml speed.serving)
+    latency_floor: Any  # rules.decision.latency_floor: the slowest serving a plan may give a user
 
 
 @dataclass(frozen=True)
@@ -279,6 +280,8 @@ class OwnershipContext:
 
     rows: list[OwnershipRow]
     unrented: list[tuple[Purchase, Gpu]]  # purchase prices of GPUs without a current rental price
+    unrunnable: list[tuple[Purchase, Gpu]]  # module prices (SXM, OAM) that buy nothing that runs alone
+    system_power: list[Any]  # ownership.yaml system_power: servers are costed at system power
     inputs: OwnershipInputs | None  # None when the project has no ownership.yaml
     defaults: OwnershipDefaults | None
     electricity: list[SourcedValue]

@@ -13,8 +13,7 @@ from typing import Any
 from generator.data.catalogue import Catalogue
 from generator.data.records import Offer, PriceUnit
 from generator.engine import cost as costs
-from generator.results.ownership import OwnershipInputs, OwnershipRow
-from generator.results.prices import current_offers
+from generator.results.ownership import OwnershipInputs, OwnershipRow, buyer_offers
 
 
 def ownership_form_data(cat: Catalogue, rows: list[OwnershipRow], inputs: OwnershipInputs | None) -> dict[str, Any]:
@@ -28,7 +27,7 @@ def ownership_form_data(cat: Catalogue, rows: list[OwnershipRow], inputs: Owners
             {
                 "id": r.purchase.id,
                 "price_per_card": r.price_per_card,
-                "tdp_w": r.gpu.tdp_w,
+                "power_w": r.power_w,
                 "offers": [
                     {
                         "id": o.id,
@@ -39,7 +38,7 @@ def ownership_form_data(cat: Catalogue, rows: list[OwnershipRow], inputs: Owners
                         "unit_hours": rules.hours_per_month if fixed(o) else costs.hours_per_unit(o.unit, rules),
                         "monthly": fixed(o),
                     }
-                    for o in sorted(current_offers(cat, r.gpu.id), key=lambda o: o.id)
+                    for o in sorted(buyer_offers(cat, r.gpu.id), key=lambda o: o.id)
                 ],
             }
             for r in rows

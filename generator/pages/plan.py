@@ -42,7 +42,7 @@ from generator.results import comparisons, model_pages
 from generator.results.claims import Verdict
 from generator.results.evaluate import Results
 from generator.results.market import price_series
-from generator.results.ownership import default_inputs, unrented_purchases
+from generator.results.ownership import default_inputs, unrented_purchases, unrunnable_purchases
 from generator.results.scenarios import ScenarioResult
 
 #: (figure, digits) in the order GPU pages list them
@@ -546,6 +546,8 @@ def _editorial_pages(pl: _Planner, results: Results, inputs: tuple[str, ...]) ->
         ctx.OwnershipContext(
             rows=results.ownership,
             unrented=unrented_purchases(cat),
+            unrunnable=unrunnable_purchases(cat),
+            system_power=list(own.system_power) if own else [],
             inputs=start,
             defaults=own.defaults if own else None,
             electricity=list(own.electricity) if own else [],

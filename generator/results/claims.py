@@ -26,7 +26,7 @@ from generator.data.records import Gpu, Workload
 from generator.data.rules import ScalingPoint
 from generator.formats import cny, num, pct
 from generator.results.model_pages import ModelPage
-from generator.results.prices import CardMonth, cheapest_card_month
+from generator.results.prices import BASES, Basis, CardMonth, cheapest_by_basis, cheapest_card_month
 from generator.results.scenarios import ScenarioResult
 
 GIB = 2**30
@@ -307,31 +307,60 @@ def _price_words(cat: Catalogue, cm: CardMonth) -> str:
     return f"{cny(cm.cny)}/卡·月（{cat.providers[cm.offer.provider].name}，{cm.offer.as_of}{promo}）"
 
 
+#: A comparison basis in words (generator.results.prices.BASES).
+_BASIS_ZH = {
+    "on_demand": "按量",
+    "daily": "按天",
+    "monthly": "包月",
+    "instance": "容器或云服务器",
+    "bare_metal": "裸金属整机",
+    "unspecified": "未注明交付形式",
+}
+
+
+def _basis_words(basis: Basis) -> str:
+    return f"{_BASIS_ZH[basis[0].value]}{_BASIS_ZH[basis[1]]}"
+
+
 def price_ratio(ins: _Inputs, claim: Claim) -> ClaimResult:
+    """Rent of one card against another on the same basis: the same billing tier and form on both
+    sides (an 8-card monthly lease is never divided by an hourly container price)."""
     c = claim.check
     a, b = _gpu(ins, c.gpu), _gpu(ins, c.versus)
-    pa, pb = cheapest_card_month(ins.cat, a.id), cheapest_card_month(ins.cat, b.id)
+    pa, pb = cheapest_by_basis(ins.cat, a.id), cheapest_by_basis(ins.cat, b.id)
     links = (_gpu_link(a), _gpu_link(b))
-    if pa is None or pb is None:
-        lacking = "、".join(g.name for g, p in ((a, pa), (b, pb)) if p is None)
+    if not pa or not pb:
+        lacking = "、".join(g.name for g, p in ((a, pa), (b, pb)) if not p)
         why = f"数据中没有 {lacking} 的当期报价（{ins.cat.rules.prices.fresh_days} 天以内），无法比较。"
         return ClaimResult(claim, Verdict.unknown, (), why, links)
-    ratio = pa.cny / pb.cny
+    common = [k for k in BASES if k in pa and k in pb]
+    if not common:
+        sides = "；".join(
+            f"{g.name}只有{'、'.join(_basis_words(k) for k in BASES if k in p)}报价" for g, p in ((a, pa), (b, pb))
+        )
+        why = f"两张卡没有同一计费方式、同一交付形式的当期报价，无法同口径比较（{sides}）。"
+        return ClaimResult(claim, Verdict.unknown, (), why, links)
+    basis = common[0]
+    ca, cb = pa[basis], pb[basis]
+    ratio = ca.cny / cb.cny
     stated = _stated(c)
     verdict = closeness(ratio, stated, ins.cat.claims.tolerance)
-    figures = (
-        Figure(f"{a.name} 最低当期租金", _price_words(ins.cat, pa)),
-        Figure(f"{b.name} 最低当期租金", _price_words(ins.cat, pb)),
+    words = _basis_words(basis)
+    figures = [
+        Figure(f"{a.name} 最低当期租金（{words}）", _price_words(ins.cat, ca)),
+        Figure(f"{b.name} 最低当期租金（{words}）", _price_words(ins.cat, cb)),
         Figure("比值", f"{ratio:.2f}（说法 {stated:g}）"),
-    )
+    ]
+    for other in common[1:]:
+        figures.append(Figure(f"另一口径（{_basis_words(other)}）的比值", f"{pa[other].cny / pb[other].cny:.2f}"))
     if verdict is Verdict.holds:
         compared = f"与说法的 {pct(stated)} 相符"
     else:
         compared = f"比说法的 {pct(stated)} {'更低' if ratio < stated else '更高'}"
-    why = f"按数据中最低的当期报价，{a.name} 的租金约为 {b.name} 的 {pct(ratio)}，{compared}。"
-    if pa.offer.promo or pb.offer.promo:
+    why = f"同为{words}的最低当期报价，{a.name} 的租金约为 {b.name} 的 {pct(ratio)}，{compared}。"
+    if ca.offer.promo or cb.offer.promo:
         why += "其中用到的是活动价，活动结束后比值会变。"
-    return ClaimResult(claim, verdict, figures, why, links, ratio)
+    return ClaimResult(claim, verdict, tuple(figures), why, links, ratio)
 
 
 # --------------------------------------------------------------------------- assumptions

@@ -69,13 +69,11 @@ class ModelPage:
         return f"{self.model.id}-{self.workload.value}"
 
     def cheapest(self, delivery: Delivery) -> Option | None:
-        """Cheapest eligible option in this delivery form (job cost for training, else monthly)."""
+        """Cheapest eligible option whose plan is in this delivery form, by the page's own measure."""
         options = [o for o in self.rec.options if o.eligible and o.delivery is delivery and o.monthly]
 
         def key(o: Option) -> tuple[float, str]:
-            if self.rec.training_job:
-                return (o.job_cost_cny if o.job_cost_cny is not None else float("inf"), o.gpu.id)
-            return (o.monthly.total if o.monthly else float("inf"), o.gpu.id)
+            return (o.measure_value if o.measure_value is not None else float("inf"), o.gpu.id)
 
         return min(options, key=key, default=None)
 

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from generator.data.catalogue import Catalogue
-from generator.data.editorial import OwnershipFile, Purchase, SourcedValue
-from generator.data.records import Gpu, Offer
+from generator.data.editorial import OwnershipFile, Purchase, PurchaseKind, SourcedValue
+from generator.data.records import FormFactor, Gpu, Market, Offer
 from generator.data.rules import CostRules
 from generator.engine import cost as costs
 from generator.results.prices import current_offers
@@ -118,13 +118,38 @@ class OwnMonth:
         return self.power + self.hosting
 
 
-def own_month(price_per_card: float, tdp_w: float, inputs: OwnershipInputs, rules: CostRules) -> OwnMonth:
-    kw = tdp_w / 1000
+def own_month(price_per_card: float, watts: float, inputs: OwnershipInputs, rules: CostRules) -> OwnMonth:
+    """A month of one card that draws ``watts`` (with its share of the machine, :func:`power_per_card_w`)."""
+    kw = watts / 1000
     return OwnMonth(
         depreciation=price_per_card * (1 - inputs.resale_fraction) / (MONTHS_PER_YEAR * inputs.years),
         power=kw * inputs.pue * hours_per_month(inputs, rules) * inputs.electricity_cny_per_kwh,
         hosting=kw * inputs.hosting_cny_per_kw_month,
     )
+
+
+def power_per_card_w(purchase: Purchase, gpu: Gpu, own: OwnershipFile) -> float:
+    """Watts one card draws with its share of the machine: a whole server at its datasheet's system
+    power (per GPU, as a multiple of TDP); a single card with the editor's host factor; else the TDP."""
+    if purchase.what is PurchaseKind.server and own.system_power:
+        return gpu.tdp_w * own.system_power[0].factor
+    if purchase.what is PurchaseKind.card and own.defaults.host_power_factor is not None:
+        return gpu.tdp_w * own.defaults.host_power_factor.value
+    return gpu.tdp_w
+
+
+def runnable(purchase: Purchase, gpu: Gpu) -> bool:
+    """Whether what the price buys can run by itself: an SXM or OAM module needs its baseboard and a
+    host (an HGX server), so only whole servers of such cards are compared."""
+    return purchase.what is PurchaseKind.server or gpu.form_factor not in (FormFactor.sxm, FormFactor.oam)
+
+
+def buyer_offers(cat: Catalogue, gpu_id: str) -> list[Offer]:
+    """The current offers a buyer in China compares with: the Chinese market's where it has any,
+    else every market's (the page says so)."""
+    offers = current_offers(cat, gpu_id)
+    cn = [o for o in offers if cat.providers[o.provider].market is Market.cn]
+    return cn or offers
 
 
 def rent_month(offer: Offer, inputs: OwnershipInputs, pricing: costs.Pricing) -> float:
@@ -151,6 +176,7 @@ class OwnershipRow:
     rent: float
     rent_offer: Offer
     break_even: float | None
+    power_w: float = 0.0  # one card with its share of the machine (system power), watts
 
     @property
     def cheaper(self) -> str:
@@ -161,7 +187,7 @@ class OwnershipRow:
 def cheapest_rent(cat: Catalogue, gpu_id: str, inputs: OwnershipInputs) -> tuple[float, Offer] | None:
     """Lowest per-card rent among the GPU's current offers (ties: offer id)."""
     pricing = costs.pricing_of(cat)
-    found = [(rent_month(o, inputs, pricing), o) for o in current_offers(cat, gpu_id)]
+    found = [(rent_month(o, inputs, pricing), o) for o in buyer_offers(cat, gpu_id)]
     return min(found, key=lambda f: (round(f[0], 6), f[1].id), default=None)
 
 
@@ -173,16 +199,26 @@ def ownership_rows(cat: Catalogue, inputs: OwnershipInputs | None = None) -> lis
     inputs = inputs or default_inputs(own)
     rows = []
     for p in own.purchases:
+        gpu = cat.gpus[p.gpu]
+        if not runnable(p, gpu):
+            continue
         rent = cheapest_rent(cat, p.gpu, inputs)
         if rent is None:
             continue
-        gpu = cat.gpus[p.gpu]
         per_card = p.price_cny / p.cards
-        month = own_month(per_card, gpu.tdp_w, inputs, cat.rules.cost)
+        watts = power_per_card_w(p, gpu, own)
+        month = own_month(per_card, watts, inputs, cat.rules.cost)
         rows.append(
-            OwnershipRow(p, gpu, per_card, month, rent[0], rent[1], break_even_months(per_card, rent[0], month))
+            OwnershipRow(p, gpu, per_card, month, rent[0], rent[1], break_even_months(per_card, rent[0], month), watts)
         )
     return rows
+
+
+def unrunnable_purchases(cat: Catalogue) -> list[tuple[Purchase, Gpu]]:
+    """Module prices (SXM, OAM) that buy nothing that runs alone: listed, not compared."""
+    if cat.ownership is None:
+        return []
+    return [(p, cat.gpus[p.gpu]) for p in cat.ownership.purchases if not runnable(p, cat.gpus[p.gpu])]
 
 
 def unrented_purchases(cat: Catalogue) -> list[tuple[Purchase, Gpu]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Offer
+from generator.data.records import Billing, Delivery, Offer
 from generator.engine import cost as costs
 
 
@@ -34,6 +34,42 @@ class CardMonth:
 
     cny: float
     offer: Offer
+
+
+#: A price's basis for like-with-like comparisons: its billing tier and its form, with cloud VMs and
+#: containers counted alike (both are instances billed on their own; bare metal is a whole machine).
+Basis = tuple[Billing, str]
+
+#: Comparison bases in order of preference when two cards share several.
+BASES: tuple[Basis, ...] = (
+    (Billing.on_demand, "instance"),
+    (Billing.monthly, "instance"),
+    (Billing.monthly, "bare_metal"),
+    (Billing.daily, "instance"),
+    (Billing.on_demand, "bare_metal"),
+    (Billing.daily, "bare_metal"),
+    (Billing.monthly, "unspecified"),
+    (Billing.on_demand, "unspecified"),
+    (Billing.daily, "unspecified"),
+)
+
+
+def basis_of(offer: Offer) -> Basis:
+    """The offer's billing tier and form family (container and VM alike)."""
+    form = {Delivery.container: "instance", Delivery.vm: "instance"}.get(offer.delivery, offer.delivery.value)
+    return (offer.billing, form)
+
+
+def cheapest_by_basis(cat: Catalogue, gpu_id: str) -> dict[Basis, CardMonth]:
+    """The lowest current per-card-month price of a GPU for each basis it is sold on."""
+    pricing = costs.pricing_of(cat)
+    out: dict[Basis, CardMonth] = {}
+    for o in sorted(current_offers(cat, gpu_id), key=lambda o: o.id):
+        found = CardMonth(costs.card_month_cny(o, pricing, o.ends[0]), o)
+        key = basis_of(o)
+        if key not in out or round(found.cny, 6) < round(out[key].cny, 6):
+            out[key] = found
+    return out
 
 
 def cheapest_card_month(cat: Catalogue, gpu_id: str, *, current_only: bool = True) -> CardMonth | None:

@@ -1,8 +1,11 @@
 /* Hand-written port of generator/engine/delivery.py: container or bare metal, with the reason. */
 
 /** delivery_form: [delivery, reason in Chinese] for `cards` cards of this workload. */
-export function deliveryForm(workload, cards, rules) {
+export function deliveryForm(workload, cards, rules, dataParallel = false) {
   const training = workload !== "inference";
+  if (training && dataParallel) {
+    return ["container", "LoRA 类训练一张卡放得下：多卡时只同步适配器梯度，PCIe 就够，容器实例即可、按小时计费"];
+  }
   if (training && cards >= rules.bare_metal_min_training_cards) {
     return ["bare_metal", `${cards} 卡训练需要 NVLink 等卡间高速互联和整机独享，选裸金属`];
   }

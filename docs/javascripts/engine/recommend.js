@@ -1,11 +1,11 @@
 /* Hand-written port of generator/engine/recommend.py: size, deliver and price every GPU, then rank
  * them with the reasons. Options that fit and have a price rank above those that do not; among
  * them training jobs rank by the cost to finish the job, everything else by the monthly total. */
-import { jobCostCny, matchingOffers, minimumRentalNote, rankedCosts } from "./cost.js";
+import { minimumRentalNote } from "./cost.js";
 import { deliveryForm } from "./delivery.js";
 import { describeLink, hasNvlinkClassLink } from "./links.js";
-import { cny, compareTuples, fixed, grouped, groupedInt, percent } from "./py.js";
-import { trainOn } from "./sizing.js";
+import { bestPerProvider, fasterPlan, planValue, Planner } from "./plans.js";
+import { cny, compareTuples, fixed, general, grouped, groupedInt, percent, roundTo } from "./py.js";
 import { checkRequest } from "./support.js";
 import { costPerMillionTokens } from "./speed.js";
 
@@ -38,18 +38,17 @@ function noOfferReason(cat, gpu, delivery, billing) {
   return `数据中还没有这张卡的${form}当前报价`;
 }
 
-const keepAfter = (offer, rules) => (offer.delivery === "bare_metal" ? 1 : 1 - rules.delivery.container_virtualization_loss);
-
-/** evaluate_gpu: size, deliver and price one GPU. `cat` is the page's data with `offers` and a Pricing. */
+/** evaluate_gpu: size one GPU, then find its cheapest plan by the workload's measure (plans.js). */
 export function evaluateGpu(gpu, sizing, cat, workload, c) {
   const rules = cat.rules;
   const cards = sizing.min_cards;
-  const [delivery, why] = deliveryForm(workload, cards || 1, rules.delivery);
+  const [delivery, why] = deliveryForm(workload, cards || 1, rules.delivery, dataParallelOk(workload, cards));
   const opt = {
-    gpu, sizing, cards, delivery, delivery_reason: why, cards_billed: null, cards_used: null, replicas: 1,
+    gpu, sizing, cards, delivery, delivery_reason: why, needed: delivery, cards_billed: null, cards_used: null, replicas: 1,
     offer: null, offer_is_fallback: false, monthly: null,
     runner_ups: [], job_hours: null, job_cost_cny: null, decode_tokens_per_s: null, served_tokens_per_s: null,
     cost_per_mtok_cny: null, cost_per_mtok_at_batch_cny: null, excluded: null, reasons: [],
+    plan: null, faster: null, measure_value: null, load: null,
   };
   if (c.domestic_only && !gpu.domestic) {
     opt.excluded = "不满足国产化要求";
@@ -68,54 +67,87 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
     opt.excluded = refusal;
     return opt;
   }
-  if (delivery === "bare_metal" && !linksCards(gpu, cards)) {
+  if (delivery === "bare_metal" && !linksCards(gpu, Math.min(cards, rules.delivery.vm_whole_server_cards))) {
     const link = describeLink(gpu, cards);
     opt.excluded = `${cards} 卡训练需要所有卡之间都有高速互联，而${/^[\x00-\x7f]/.test(link) || link === "" ? " " : ""}${link}`;
     return opt;
   }
-  const [offers, fallback] = matchingOffers(accepted(cat, c), gpu.id, delivery, cards, rules.delivery.vm_whole_server_cards);
-  const ranked = rankedCosts(offers, cards, c.usage, cat.pricing);
-  if (!ranked.length) {
+  const offers = accepted(cat, c).filter((o) => o.gpu === gpu.id);
+  if (!offers.length) {
     opt.excluded = noOfferReason(cat, gpu, delivery, c.billing);
     return opt;
   }
-  const byId = new Map(offers.map((o) => [o.id, o]));
-  const monthly = ranked[0];
-  const offer = byId.get(monthly.offer_id);
-  Object.assign(opt, { offer, offer_is_fallback: fallback, monthly });
-  const keep = keepAfter(offer, rules);
-  opt.cards_billed = monthly.cards_rented;
-  opt.cards_used = cards;
-  if (sizing.job_hours !== null) {
-    opt.job_hours = sizing.job_hours / keep;
-    const whole = wholeMachineJob(sizing, gpu, cards, monthly.cards_rented, rules);
-    if (whole !== null && whole.hours < sizing.job_hours) {
-      opt.cards_used = monthly.cards_rented;
-      opt.job_hours = whole.hours / keep;
-    }
-    opt.job_cost_cny = jobCostCny(offer, cards, opt.job_hours, cat.pricing);
+  const measure = measureOf(workload, sizing, c);
+  const need = { workload, copy_cards: cards, measure, usage: c.usage, deadline_hours: c.deadline_hours };
+  const planner = new Planner(rules, cat.pricing, linksCards);
+  const search = planner.search(offers, need, sizing, gpu);
+  const best = search.best;
+  if (best === null) {
+    opt.excluded = noPlanReason(search.refusal, gpu, cards, c, rules);
+    return opt;
   }
-  opt.runner_ups = runnerUps(ranked.slice(1), byId, offer.provider, cards, sizing, gpu, rules, cat.pricing);
-  if (sizing.serving !== null) {
-    const hourly = monthly.gpu_rent / Math.max(monthly.hours_used, 1e-9);
-    opt.replicas = Math.max(1, Math.floor(monthly.cards_rented / cards));
-    opt.cards_used = opt.replicas * cards;
-    opt.decode_tokens_per_s = sizing.serving.decode.tokens_per_s * keep;
-    opt.served_tokens_per_s = sizing.serving.at_capacity.total_tokens_per_s * keep * opt.replicas;
-    opt.cost_per_mtok_cny = costPerMillionTokens(opt.served_tokens_per_s, hourly);
-    const atBatch = sizing.serving.at_batch.total_tokens_per_s * keep;
-    opt.cost_per_mtok_at_batch_cny = costPerMillionTokens(atBatch, hourly);
-  }
-  if (c.budget_cny_month !== null && monthly.total > c.budget_cny_month) {
-    opt.excluded = `月成本 ${cny(monthly.total)} 超出预算 ${cny(c.budget_cny_month)}`;
+  applyPlan(opt, best, measure);
+  if (measure === "job_rent") opt.faster = fasterPlan(search, rules.decision.faster_note_tolerance);
+  opt.runner_ups = bestPerProvider(search, best.offer.provider, rules.prices.runner_ups).map((p) => ({
+    offer: p.offer, monthly: p.monthly, job_cost_cny: p.job_cost_cny, cost_per_mtok_cny: p.load ? p.load.cost_per_mtok_cny : null,
+  }));
+  if (c.budget_cny_month !== null && best.monthly.total > c.budget_cny_month) {
+    opt.excluded = `月成本 ${cny(best.monthly.total)} 超出预算 ${cny(c.budget_cny_month)}`;
   }
   return opt;
 }
 
-/** _whole_machine_job: the training job on every billed card when the machine links them all. */
-function wholeMachineJob(sizing, gpu, cards, billed, rules) {
-  if (billed <= cards || !linksCards(gpu, billed)) return null;
-  return trainOn(sizing, gpu, billed, rules);
+/** data_parallel_ok */
+const dataParallelOk = (workload, cards) => (workload === "lora" || workload === "qlora") && cards === 1;
+
+/** _measure */
+function measureOf(workload, sizing, c) {
+  if (workload !== "inference" && c.job_tokens_b !== null && sizing.job_hours !== null) return "job_rent";
+  if (sizing.serving !== null) return "cost_per_mtok";
+  return "monthly";
+}
+
+/** _apply */
+function applyPlan(opt, plan, measure) {
+  const offer = plan.offer;
+  Object.assign(opt, { offer, monthly: plan.monthly, plan, load: plan.load });
+  opt.offer_is_fallback = offer.delivery === "unspecified";
+  opt.cards_billed = plan.cards_billed;
+  opt.cards_used = plan.cards_used;
+  opt.replicas = plan.replicas;
+  if (offer.delivery !== "unspecified") opt.delivery = offer.delivery;
+  opt.measure_value = planValue(plan, measure);
+  if (plan.job_hours !== null) {
+    opt.job_hours = plan.job_hours;
+    opt.job_cost_cny = plan.job_cost_cny;
+  }
+  const serving = opt.sizing.serving;
+  if (plan.load !== null && serving !== null) {
+    const hourly = plan.monthly.gpu_rent / Math.max(plan.monthly.hours_used, 1e-9);
+    opt.decode_tokens_per_s = serving.decode.tokens_per_s * plan.keep;
+    opt.served_tokens_per_s = serving.at_capacity.total_tokens_per_s * plan.keep * plan.replicas;
+    opt.cost_per_mtok_cny = costPerMillionTokens(opt.served_tokens_per_s, hourly);
+    opt.cost_per_mtok_at_batch_cny = plan.load.cost_per_mtok_cny;
+  }
+}
+
+/** _no_plan_reason */
+function noPlanReason(kind, gpu, cards, c, rules) {
+  const whole = rules.delivery.vm_whole_server_cards;
+  if (kind === "needs_fabric") {
+    const nodes = Math.ceil(cards / whole);
+    return `需要 ${cards} 张卡，要 ${nodes} 台 ${whole} 卡服务器组成集群；数据中这张卡的报价平台`
+      + "都没有标明出售机间高速网络（InfiniBand/RoCE），单卡或容器实例拼不成一个集群";
+  }
+  if (kind === "deadline" && c.deadline_hours !== null) {
+    return `即使用到 ${groupedInt(rules.decision.max_plan_cards)} 张卡也无法在 ${general(c.deadline_hours / 24)} 天内完成`;
+  }
+  if (kind === "too_slow") {
+    const floor = rules.decision.latency_floor;
+    return `达不到在线服务的速度下限（首 token ≤ ${general(floor.ttft_s)} 秒、`
+      + `每个用户每秒 ≥ ${general(floor.output_tokens_per_s)} 个输出 token）`;
+  }
+  return `${cards} 卡训练需要卡间高速互联的整机（裸金属或整机云服务器），这张卡的报价里没有：${describeLink(gpu, cards)}`;
 }
 
 /** Option.idle_cards: rented cards that do no work. */
@@ -124,34 +156,14 @@ export function idleCards(o) {
   return Math.max(0, o.cards_billed - o.cards_used);
 }
 
-/** _runner_ups: the cheapest offer of each other provider, cheapest first. */
-function runnerUps(rest, byId, pickProvider, cards, sizing, gpu, rules, pricing) {
-  const seen = new Set([pickProvider]);
-  const out = [];
-  for (const m of rest) {
-    if (out.length >= rules.prices.runner_ups) break;
-    const offer = byId.get(m.offer_id);
-    if (seen.has(offer.provider)) continue;
-    seen.add(offer.provider);
-    let job = null;
-    if (sizing.job_hours !== null) {
-      const whole = wholeMachineJob(sizing, gpu, cards, m.cards_rented, rules);
-      const hours = whole !== null ? Math.min(sizing.job_hours, whole.hours) : sizing.job_hours;
-      job = jobCostCny(offer, cards, hours / keepAfter(offer, rules), pricing);
-    }
-    out.push({ offer, monthly: m, job_cost_cny: job });
-  }
-  return out;
-}
-
 /** Option.sort_key plus the GPU id, as recommend() sorts. */
-function sortKey(o, trainingJob) {
-  const primary = trainingJob ? o.job_cost_cny : (o.monthly ? o.monthly.total : null);
+function sortKey(o) {
+  const primary = o.measure_value;
   return [
     o.excluded === null ? 0 : 1,
     o.cards !== null ? 0 : 1,
-    primary !== null ? primary : Infinity,
-    o.monthly ? o.monthly.total : Infinity,
+    primary !== null ? roundTo(primary, 6) : Infinity,
+    o.monthly ? roundTo(o.monthly.total, 6) : Infinity,
     o.cards || 1000,
     o.gpu.id,
   ];
@@ -161,7 +173,7 @@ function sortKey(o, trainingJob) {
 export function recommend(cat, sizingFor, workload, c) {
   const trainingJob = workload !== "inference" && c.job_tokens_b !== null;
   const options = cat.gpus.map((g) => evaluateGpu(g, sizingFor(g), cat, workload, c));
-  const keyed = options.map((o) => [sortKey(o, trainingJob), o]).sort((a, b) => compareTuples(a[0], b[0]));
+  const keyed = options.map((o) => [sortKey(o), o]).sort((a, b) => compareTuples(a[0], b[0]));
   const ranked = keyed.map(([, o]) => o);
   for (const o of ranked) o.reasons = reasons(o, trainingJob, cat.pricing.rules, cat.rules);
   const pick = ranked.length && ranked[0].excluded === null ? ranked[0] : null;
@@ -176,6 +188,7 @@ export function fallbackNote(offer) {
 
 /** form_note */
 export function formNote(offer, delivery) {
+  if (offer.delivery === "bare_metal" && delivery === "container") return `按 ${offer.cards} 卡裸金属整机报价计算：整机独享，按这台机器的全部卡计费`;
   if (offer.delivery === "vm" && delivery === "container") return "按云服务器报价计算：GPU 云服务器能跑容器能跑的一切，只是启动稍慢";
   if (offer.delivery === "vm" && delivery === "bare_metal") {
     return `按 ${offer.cards} 卡整机云服务器报价计算：整台服务器的卡都在这台云服务器里，卡间 NVLink 与裸金属相同`;
@@ -193,27 +206,48 @@ function reasons(o, trainingJob, costRules, rules) {
   out.push(o.delivery_reason);
   if (o.monthly !== null) {
     const bill = o.monthly.billing === "by_use" ? "按小时计费" : "按月计费";
-    out.push(`${bill}，每月合计约 ${cny(o.monthly.total)}（GPU 租金占 ${percent(1 - o.monthly.non_gpu_share)}）`);
+    out.push(`${bill}，每月（按用 ${grouped(o.monthly.hours_used, 0)} 小时）合计约 ${cny(o.monthly.total)}`
+      + `（GPU 租金占 ${percent(1 - o.monthly.non_gpu_share)}）`);
   }
-  if (o.cards !== null && o.cards_billed && o.cards_billed > o.cards) {
+  const plan = o.plan;
+  if (plan !== null && plan.instances > 1 && o.cards !== null && plan.replicas < plan.instances) {
+    out.push(`租 ${plan.instances} 台 ${plan.offer.cards} 卡服务器（共 ${plan.cards_billed} 张卡），`
+      + "机间用平台提供的 InfiniBand/RoCE 高速网络组成集群");
+  } else if (o.cards !== null && o.cards_billed && o.cards_billed > o.cards) {
     if (idleCards(o)) {
       out.push(`报价按整机 ${o.cards_billed} 张卡计费，其中 ${idleCards(o)} 张闲置也要付钱`);
     } else if (o.replicas > 1) {
-      out.push(`报价按整机 ${o.cards_billed} 张卡计费，整机同时跑 ${o.replicas} 份模型副本`);
+      out.push(`租用的 ${o.cards_billed} 张卡同时跑 ${o.replicas} 份模型副本`);
     } else {
       out.push(`报价按整机 ${o.cards_billed} 张卡计费，任务用满整机的 ${o.cards_used} 张卡，跑得更快`);
     }
   }
   if (trainingJob && o.job_hours !== null && o.job_cost_cny !== null) {
     const note = o.offer !== null ? minimumRentalNote(o.offer, o.job_hours, costRules) : null;
-    out.push(`参照任务约 ${grouped(o.job_hours, 0)} 小时完成，租金约 ${cny(o.job_cost_cny)}` + (note ? `（${note}）` : ""));
+    out.push(`参照任务在 ${o.cards_used} 张卡上约 ${grouped(o.job_hours, 0)} 小时完成，租金约 ${cny(o.job_cost_cny)}` + (note ? `（${note}）` : ""));
+  }
+  if (o.faster !== null && o.faster.job_hours !== null && o.faster.job_cost_cny !== null) {
+    const f = o.faster;
+    out.push(`租 ${f.cards_billed} 张卡（${f.offer.provider}）租金约 ${cny(f.job_cost_cny)}，差不多一样贵，`
+      + `约 ${grouped(f.job_hours, 0)} 小时就能跑完`);
+  }
+  const load = o.load;
+  if (load !== null && o.cost_per_mtok_at_batch_cny !== null && s.serving !== null) {
+    const c = s.serving.at_capacity;
+    out.push(
+      `按 ${s.request ? s.request.batch : 1} 路并发（每个请求提示 ${groupedInt(c.prompt_tokens)} + 输出 ${groupedInt(c.output_tokens)} token）`
+      + (load.copies > 1 ? `、${load.copies} 份副本` : "")
+      + `：首 token 约 ${grouped(load.ttft_s, 2)} 秒，每个用户每秒约 ${grouped(load.user_tokens_per_s, 1)} 个输出 token，`
+      + `合计每秒约 ${grouped(load.tokens_per_s, 0)} token，每百万 token（提示与输出合计，只计 GPU 租金）约 `
+      + `${cny(load.cost_per_mtok_cny, 2)}`,
+    );
   }
   if (o.cost_per_mtok_cny !== null && o.served_tokens_per_s !== null && s.serving !== null) {
     const c = s.serving.at_capacity;
     out.push(
-      `按显存可容纳的 ${c.concurrency} 路并发（每个请求提示 ${groupedInt(c.prompt_tokens)} + 输出 ${groupedInt(c.output_tokens)} token）`
+      `满载时按显存可容纳的 ${c.concurrency} 路并发`
       + (o.replicas > 1 ? `、${o.replicas} 份副本` : "")
-      + `每秒约处理 ${grouped(o.served_tokens_per_s, 0)} token，每百万 token（提示与输出合计）约 ${cny(o.cost_per_mtok_cny, 2)}`,
+      + `每秒约处理 ${grouped(o.served_tokens_per_s, 0)} token，每百万 token 约 ${cny(o.cost_per_mtok_cny, 2)}`,
     );
   }
   if (o.gpu.vendor !== "NVIDIA" && !o.excluded) out.push(NOT_CUDA);
@@ -224,7 +258,7 @@ function reasons(o, trainingJob, costRules, rules) {
   if (o.offer_is_fallback && o.offer !== null) {
     out.push(fallbackNote(o.offer));
   } else if (o.offer !== null) {
-    const note = formNote(o.offer, o.delivery);
+    const note = formNote(o.offer, o.needed);
     if (note !== null) out.push(note);
   }
   if (o.excluded) out.push(o.excluded);

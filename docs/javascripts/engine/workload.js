@@ -26,7 +26,7 @@ const FLAG_OF = { kv_heads: "kv-heads", heads: "heads", experts_per_token: "expe
 const NUMBER_FLAGS = ["params", ...ARCH_FLAGS, ...VARIANT_FLAGS.map(([f]) => f), "experts", "experts-per-token",
   "active-params", "batch", "context",
   "lora-rank", "prompt-tokens", "output-tokens", "resolution", "budget", "hours-per-month", "job-tokens", "disk-gb",
-  "egress-gb"];
+  "egress-gb", "deadline-days"];
 const CHOICE_FLAGS = { workload: WORKLOADS, precision: PRECISIONS, "kv-precision": PRECISIONS, optimizer: OPTIMIZERS,
   "zero-stage": ["0", "1", "2", "3"], offload: OFFLOADS };
 const SWITCHES = ["tied-embeddings", "domestic-only"];
@@ -46,7 +46,7 @@ export const LABELS = {
   "shared-experts": "共享专家数", precision: "精度", "kv-precision": "KV 缓存精度",
   batch: "并发数 / 批大小", context: "上下文长度", "grad-checkpointing": "梯度检查点", optimizer: "优化器", "lora-rank": "LoRA 秩",
   "zero-stage": "ZeRO 阶段", "prompt-tokens": "提示长度", "output-tokens": "输出长度", resolution: "分辨率", offload: "CPU 卸载",
-  budget: "月预算", "hours-per-month": "每月使用小时", "job-tokens": "任务 token 数", "disk-gb": "数据盘", "egress-gb": "出站流量",
+  budget: "月预算", "hours-per-month": "每月使用小时", "job-tokens": "任务 token 数", "deadline-days": "完成期限", "disk-gb": "数据盘", "egress-gb": "出站流量",
   "public-ip": "公网 IP", billing: "计费方式", "tied-embeddings": "共享词嵌入", "require-cuda": "只看 NVIDIA（CUDA）",
   "domestic-only": "只看国产加速卡",
 };
@@ -272,6 +272,7 @@ export function recommendResult(data, query, cat = catalogue(data)) {
       usage, domestic_only: Boolean(v["domestic-only"]), require_cuda: v.require_cuda !== undefined ? v.require_cuda : r.defaults.require_cuda,
       budget_cny_month: v.budget !== undefined ? v.budget : null, job_tokens_b: jobTokens,
       billing: v.billing !== undefined ? v.billing : null,
+      deadline_hours: v["deadline-days"] !== undefined ? v["deadline-days"] * 24 : null,
     };
     const sizer = new Sizer(r);
     const rec = recommend(cat, (gpu) => sizeWorkload(req, gpu, r, jobTokens, sizer), req.workload, constraints);

@@ -1,0 +1,217 @@
+/* Hand-written port of generator/engine/plans.py: every way to rent one GPU for a workload (whole
+ * instances of one offer as it is sold), and the cheapest by the workload's own measure: a training
+ * job's rent, a serving load's cost per million tokens, else the monthly total. */
+import { jobCostCny, monthlyCost } from "./cost.js";
+import { compareTuples, roundTo } from "./py.js";
+import { trainOn } from "./sizing.js";
+import { costPerMillionTokens, serve } from "./speed.js";
+
+const MAX_STEPS = 4096;
+
+/** NoPlan kinds, in order of telling (the later, the closer the offer came to a plan). */
+const TELLING = ["needs_link", "needs_fabric", "too_slow", "deadline"];
+
+/** keep_after */
+export const keepAfter = (offer, rules) => (offer.delivery === "bare_metal" ? 1 : 1 - rules.delivery.container_virtualization_loss);
+
+/** whole_server */
+const wholeServer = (offer, rules) => offer.cards >= rules.delivery.vm_whole_server_cards && !offer.variant_unstated;
+
+/** linked_form */
+function linkedForm(offer, rules) {
+  if (offer.variant_unstated) return false;
+  if (offer.delivery === "bare_metal") return true;
+  return (offer.delivery === "vm" || offer.delivery === "unspecified") && wholeServer(offer, rules);
+}
+
+/** spans_hosts_ok */
+const spansHostsOk = (offer, rules) =>
+  offer.fabric === true && (offer.delivery === "bare_metal" || offer.delivery === "vm") && wholeServer(offer, rules);
+
+/** period_hours */
+const periodHours = (offer, rules) => (offer.billing === "monthly" ? rules.cost.hours_per_month : offer.billing === "daily" ? 24 : 0);
+
+const dataParallel = (need) => (need.workload === "lora" || need.workload === "qlora") && need.copy_cards === 1;
+
+/** Plan.value */
+export function planValue(p, measure) {
+  if (measure === "job_rent") return p.job_cost_cny !== null ? p.job_cost_cny : Infinity;
+  if (measure === "cost_per_mtok") return p.load !== null ? p.load.cost_per_mtok_cny : Infinity;
+  return p.monthly.total;
+}
+
+/** Plan.key */
+const planKey = (p, measure) => [
+  roundTo(planValue(p, measure), 6),
+  p.job_hours !== null ? roundTo(p.job_hours, 6) : 0,
+  roundTo(p.monthly.total, 6),
+  p.offer.id,
+];
+
+function makePlan(offer, instances, cardsUsed, replicas, monthly, keep, jobHours = null, jobCost = null, load = null) {
+  return {
+    offer, instances, cards_used: cardsUsed, replicas, monthly, keep, job_hours: jobHours, job_cost_cny: jobCost, load,
+    cards_billed: instances * offer.cards,
+  };
+}
+
+/** training_cards: cards a job uses on `instances` instances, or the NoPlan kind. */
+function trainingCards(offer, instances, need, gpu, links, rules) {
+  const k = offer.cards;
+  if (instances > 1) return dataParallel(need) || links(gpu, k) ? instances * k : "needs_link";
+  if (need.copy_cards > k) return "needs_fabric";
+  if (dataParallel(need)) return k;
+  if (k > 1 && links(gpu, k) && linkedForm(offer, rules)) return k;
+  if (need.copy_cards === 1) return 1;
+  if (links(gpu, need.copy_cards) && linkedForm(offer, rules)) return need.copy_cards;
+  return "needs_link";
+}
+
+/** Planner */
+export class Planner {
+  constructor(rules, pricing, links) {
+    this.rules = rules;
+    this.pricing = pricing;
+    this.links = links;
+  }
+
+  monthly(offer, instances, need) {
+    return monthlyCost(offer, instances * offer.cards, need.usage, this.pricing);
+  }
+
+  training(offer, instances, need, sizing, gpu) {
+    const used = trainingCards(offer, instances, need, gpu, this.links, this.rules);
+    if (typeof used === "string") return used;
+    const keep = keepAfter(offer, this.rules);
+    const train = trainOn(sizing, gpu, used, this.rules);
+    if (train === null) return "needs_link";
+    const hours = train.hours / keep;
+    const job = jobCostCny(offer, instances * offer.cards, hours, this.pricing);
+    return makePlan(offer, instances, used, 1, this.monthly(offer, instances, need), keep, hours, job);
+  }
+
+  servingLoad(sizing, gpu, copies, keep, hourly) {
+    const req = sizing.request;
+    const load = req.batch;
+    const perCopy = Math.ceil(load / copies);
+    const cap = sizing.serving.at_capacity;
+    const s = serve(req, gpu, sizing.min_cards, this.rules, cap.prompt_tokens, cap.output_tokens, perCopy);
+    const tokens = s.total_tokens_per_s * keep * load / perCopy;
+    return {
+      copies, per_copy: perCopy, tokens_per_s: tokens, ttft_s: s.ttft_s / keep, user_tokens_per_s: keep / s.step_s,
+      cost_per_mtok_cny: costPerMillionTokens(tokens, hourly),
+    };
+  }
+
+  serving(offer, need, sizing, gpu) {
+    const k = offer.cards, m = need.copy_cards;
+    if (m > k && !spansHostsOk(offer, this.rules)) return "needs_fabric";
+    const perInstance = m <= k ? Math.floor(k / m) : 1;
+    const group = m <= k ? 1 : Math.ceil(m / k);
+    const capacity = sizing.serving.at_capacity.concurrency;
+    const load = sizing.request.batch;
+    let copies = Math.max(1, Math.ceil(load / capacity));
+    let groups = Math.ceil(copies / perInstance);
+    const floor = this.rules.decision.latency_floor;
+    const keep = keepAfter(offer, this.rules);
+    const limit = this.rules.decision.max_plan_cards;
+    while (groups * group * k <= limit) {
+      const instances = groups * group;
+      copies = groups * perInstance;
+      const monthly = this.monthly(offer, instances, need);
+      const hourly = monthly.gpu_rent / Math.max(monthly.hours_used, 1e-9);
+      const at = this.servingLoad(sizing, gpu, copies, keep, hourly);
+      if (at.ttft_s <= floor.ttft_s && at.user_tokens_per_s >= floor.output_tokens_per_s) {
+        return makePlan(offer, instances, copies * m, copies, monthly, keep, null, null, at);
+      }
+      if (at.per_copy === 1) break;
+      groups += 1;
+    }
+    return "too_slow";
+  }
+
+  simple(offer, need, gpu) {
+    const k = offer.cards, m = need.copy_cards;
+    if (m > k && !spansHostsOk(offer, this.rules)) return "needs_fabric";
+    const sharded = need.workload !== "inference" && m > 1;
+    if (sharded && !(this.links(gpu, Math.min(m, k)) && linkedForm(offer, this.rules))) return "needs_link";
+    const instances = Math.ceil(m / k);
+    return makePlan(offer, instances, m, 1, this.monthly(offer, instances, need), keepAfter(offer, this.rules));
+  }
+
+  jobPlans(offer, need, sizing, gpu) {
+    const k = offer.cards, m = need.copy_cards;
+    const lowest = Math.max(1, Math.ceil(m / k));
+    const many = spansHostsOk(offer, this.rules);
+    const highest = many ? Math.floor(this.rules.decision.max_plan_cards / k) : 1;
+    if (lowest > highest) return many ? "deadline" : "needs_fabric";
+    const at = (n) => this.training(offer, n, need, sizing, gpu);
+    const first = at(lowest);
+    if (typeof first === "string") return first;
+    let start = lowest;
+    if (need.deadline_hours !== null && first.job_hours !== null && first.job_hours > need.deadline_hours) {
+      const last = at(highest);
+      if (typeof last === "string" || last.job_hours === null || last.job_hours > need.deadline_hours) return "deadline";
+      let lo = lowest, hi = highest;
+      while (hi - lo > 1) {
+        const mid = Math.floor((lo + hi) / 2);
+        const p = at(mid);
+        if (typeof p !== "string" && p.job_hours !== null && p.job_hours <= need.deadline_hours) hi = mid;
+        else lo = mid;
+      }
+      start = hi;
+    }
+    const period = periodHours(offer, this.rules);
+    const out = [];
+    const end = Math.min(highest, start + MAX_STEPS);
+    for (let n = start; n <= end; n++) {
+      const p = n === lowest ? first : at(n);
+      if (typeof p === "string") break;
+      out.push(p);
+      if (period === 0 || (p.job_hours !== null && p.job_hours <= period + 1e-9)) break;
+    }
+    return out;
+  }
+
+  search(offers, need, sizing, gpu) {
+    const plans = [];
+    const refusals = [];
+    for (const offer of offers) {
+      let found;
+      if (need.measure === "job_rent") found = this.jobPlans(offer, need, sizing, gpu);
+      else if (need.measure === "cost_per_mtok") found = this.serving(offer, need, sizing, gpu);
+      else found = this.simple(offer, need, gpu);
+      if (typeof found === "string") refusals.push(found);
+      else if (Array.isArray(found)) plans.push(...found);
+      else plans.push(found);
+    }
+    const sorted = plans.map((p) => [planKey(p, need.measure), p]).sort((a, b) => compareTuples(a[0], b[0])).map(([, p]) => p);
+    let refusal = null;
+    for (const r of refusals) if (refusal === null || TELLING.indexOf(r) > TELLING.indexOf(refusal)) refusal = r;
+    return { plans: sorted, best: sorted.length ? sorted[0] : null, refusal };
+  }
+}
+
+/** faster_plan */
+export function fasterPlan(search, tolerance) {
+  const best = search.best;
+  if (best === null || best.job_hours === null || best.job_cost_cny === null) return null;
+  const ceiling = best.job_cost_cny * (1 + tolerance);
+  const quick = search.plans.filter((p) => p.job_hours !== null && p.job_cost_cny !== null
+    && p.job_cost_cny <= ceiling && p.job_hours <= best.job_hours / 2);
+  if (!quick.length) return null;
+  return quick.map((p) => [[roundTo(p.job_hours, 6), p.offer.id], p]).sort((a, b) => compareTuples(a[0], b[0]))[0][1];
+}
+
+/** best_per_provider */
+export function bestPerProvider(search, exclude, count) {
+  const seen = new Set([exclude]);
+  const out = [];
+  for (const p of search.plans) {
+    if (out.length >= count) break;
+    if (seen.has(p.offer.provider)) continue;
+    seen.add(p.offer.provider);
+    out.push(p);
+  }
+  return out;
+}

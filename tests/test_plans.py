@@ -1,0 +1,192 @@
+"""The decision is right: every pick is the cheapest plan by the workload's own measure.
+
+The engine searches plans (whole instances of one offer) with a pruned search
+(:mod:`generator.engine.plans`). These tests check the pruning against an exhaustive search over
+every offer and every instance count up to a bound, price each plan with the same one-plan
+functions, and compare: the pick must be the minimum of the page's own measure over all of them,
+and every row's plan the cheapest for that GPU. Plans must be rentals someone sells: no job spread
+over single-card rentals, no cluster without a provider's fabric.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from conftest import REPO, make_project, replace_in
+
+from generator.data.catalogue import Catalogue
+from generator.data.records import Delivery, Workload
+from generator.data.validate import load_catalogue
+from generator.engine import cost as costs
+from generator.engine import plans
+from generator.engine.recommend import Option, _has_fabric, for_scenario, links_cards, scenario_usage
+from generator.engine.sizing import Sizer
+from generator.results.model_pages import model_page
+
+#: Instance counts the exhaustive search tries per offer (beyond the pruned search's stopping point
+#: for every bundled job).
+EXHAUSTIVE = 48
+
+
+def _catalogue(root: Path) -> Catalogue:
+    cat, problems = load_catalogue(root / "data", root)
+    assert cat is not None, problems
+    return cat
+
+
+BUNDLED = _catalogue(REPO)
+
+
+def _every_plan(
+    cat: Catalogue, o: Option, workload: Workload, measure: plans.Measure, usage: costs.Usage
+) -> list[plans.Plan]:
+    """Every plan of every accepted offer of this GPU at 1..EXHAUSTIVE instances (serving and monthly
+    plans: the engine's own one-offer answer, which has a single valid count)."""
+    assert o.cards is not None
+    planner = plans.Planner(cat.rules, costs.pricing_of(cat), links_cards, lambda x: _has_fabric(cat, x))
+    need = plans.Need(workload, o.cards, measure, usage)
+    out: list[plans.Plan] = []
+    for offer in (x for x in cat.pickable_offers if x.gpu == o.gpu.id):
+        if measure is plans.Measure.job_rent:
+            for n in range(1, EXHAUSTIVE + 1):
+                if n * offer.cards < o.cards:
+                    continue
+                if n > 1 and not plans.spans_hosts_ok(offer, _has_fabric(cat, offer), cat.rules):
+                    break
+                p = planner.training(offer, n, need, o.sizing, o.gpu)
+                if isinstance(p, plans.Plan):
+                    out.append(p)
+        elif measure is plans.Measure.cost_per_mtok:
+            p2 = planner.serving(offer, need, o.sizing, o.gpu)
+            if isinstance(p2, plans.Plan):
+                out.append(p2)
+        else:
+            p3 = planner.simple(offer, need, o.gpu)
+            if isinstance(p3, plans.Plan):
+                out.append(p3)
+    return out
+
+
+def _measure_of(o: Option, training_job: bool) -> plans.Measure:
+    if training_job:
+        return plans.Measure.job_rent
+    return plans.Measure.cost_per_mtok if o.sizing.serving is not None else plans.Measure.monthly
+
+
+def _check_recommendation(cat: Catalogue, rec, workload: Workload, usage: costs.Usage, where: str) -> None:  # type: ignore[no-untyped-def]
+    best_overall = math.inf
+    for o in rec.options:
+        if o.plan is None or o.excluded:
+            continue
+        measure = _measure_of(o, rec.training_job)
+        every = _every_plan(cat, o, workload, measure, usage)
+        assert every, (where, o.gpu.id)
+        cheapest = min(round(p.value(measure), 6) for p in every)
+        assert round(o.plan.value(measure), 6) == cheapest, (where, o.gpu.id, o.plan.offer.id, cheapest)
+        best_overall = min(best_overall, cheapest)
+    if rec.pick is not None:
+        measure = _measure_of(rec.pick, rec.training_job)
+        assert rec.pick.plan is not None
+        assert round(rec.pick.plan.value(measure), 6) == best_overall, where
+
+
+@pytest.mark.parametrize("scenario", sorted(BUNDLED.scenarios))
+def test_bundled_scenario_pick_is_the_cheapest_plan_by_its_measure(scenario: str) -> None:
+    s = BUNDLED.scenarios[scenario]
+    rec = for_scenario(BUNDLED, s, Sizer(BUNDLED.rules))
+    _check_recommendation(BUNDLED, rec, s.workload, scenario_usage(s, BUNDLED.rules), scenario)
+
+
+def test_mini_scenarios_pick_the_cheapest_plan(tmp_path: Path) -> None:
+    cat = _catalogue(make_project(tmp_path))
+    for s in cat.scenarios.values():
+        _check_recommendation(cat, for_scenario(cat, s), s.workload, scenario_usage(s, cat.rules), s.id)
+
+
+@pytest.mark.parametrize(
+    ("model", "workload"),
+    [("qwen2.5-7b", Workload.lora), ("llama-2-13b", Workload.full), ("llama-3.1-70b", Workload.inference)],
+)
+def test_bundled_model_page_pick_is_the_cheapest_plan(model: str, workload: Workload) -> None:
+    page = model_page(BUNDLED, BUNDLED.models[model], workload, Sizer(BUNDLED.rules))
+    _check_recommendation(
+        BUNDLED, page.rec, workload, costs.Usage.from_rules(BUNDLED.rules), f"{model}/{workload.value}"
+    )
+
+
+def test_one_job_one_price_on_the_scenario_and_the_model_page() -> None:
+    """Scenario lora-7b and the Qwen2.5-7B LoRA model page size the same job: same rent per GPU."""
+    s = BUNDLED.scenarios["lora-7b"]
+    sizer = Sizer(BUNDLED.rules)
+    scen = for_scenario(BUNDLED, s, sizer)
+    page = model_page(BUNDLED, BUNDLED.models[s.model], s.workload, sizer).rec
+    spec = BUNDLED.rules.pages.model_pages.lora
+    assert (spec.context, spec.job_tokens_b, spec.batch) == (s.context, s.job_tokens_b, s.batch)
+    compared = 0
+    for o in scen.options:
+        other = page.option_for(o.gpu.id)
+        if o.job_cost_cny is None or other is None or other.job_cost_cny is None:
+            continue
+        assert o.job_cost_cny == pytest.approx(other.job_cost_cny), o.gpu.id
+        compared += 1
+    assert compared >= 5
+
+
+def test_plans_are_rentals_someone_sells() -> None:
+    """A job never spans single-card rentals; a plan over several instances uses whole servers of a
+    provider that sells a fabric between them."""
+    sizer = Sizer(BUNDLED.rules)
+    for s in BUNDLED.scenarios.values():
+        for o in for_scenario(BUNDLED, s, sizer).options:
+            p = o.plan
+            if p is None or p.instances in (1, p.replicas):
+                continue
+            assert p.offer.cards >= BUNDLED.rules.delivery.vm_whole_server_cards, (s.id, o.gpu.id)
+            assert p.offer.delivery in (Delivery.bare_metal, Delivery.vm), (s.id, o.gpu.id)
+            assert BUNDLED.providers[p.offer.provider].fabric is not None, (s.id, o.gpu.id)
+
+
+def test_without_a_fabric_a_job_too_big_for_one_server_has_no_plan(tmp_path: Path) -> None:
+    """Mini fixture: take the cluster network away and the multi-node plans go, with the reason."""
+    root = make_project(tmp_path, lambda d: replace_in(d / "providers.yaml", "    fabric:\n", "    fabric_gone:\n"))
+    text = (root / "data" / "providers.yaml").read_text(encoding="utf-8")
+    # drop the whole fabric block so the file stays valid
+    lines = text.splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.startswith("    fabric_gone:"))
+    del lines[start : start + 5]
+    (root / "data" / "providers.yaml").write_text("".join(lines), encoding="utf-8")
+    cat = _catalogue(root)
+    for s in cat.scenarios.values():
+        for o in for_scenario(cat, s).options:
+            if o.plan is not None:
+                assert o.plan.instances in (1, o.plan.replicas), (s.id, o.gpu.id)
+
+
+def test_a_deadline_scales_out_and_is_met(tmp_path: Path) -> None:
+    """Mini fixture with a fabric: a pre-training job with a tight deadline rents more nodes and ends in time."""
+    cat = _catalogue(make_project(tmp_path))
+    job = next((s for s in cat.scenarios.values() if s.job_tokens_b and s.workload is not Workload.lora), None)
+    assert job is not None
+    free = for_scenario(cat, job)
+    assert free.pick is not None and free.pick.job_hours is not None
+    days = free.pick.job_hours / 24 / 3
+    rushed = for_scenario(cat, job.model_copy(update={"deadline_days": days}))
+    assert rushed.pick is not None and rushed.pick.job_hours is not None
+    assert rushed.pick.job_hours <= days * 24 + 1e-9
+    assert (rushed.pick.cards_used or 0) > (free.pick.cards_used or 0)
+    impossible = for_scenario(cat, job.model_copy(update={"deadline_days": 1e-4}))
+    assert impossible.pick is None
+    assert any("天内完成" in (o.excluded or "") for o in impossible.options)
+
+
+def test_serving_plans_meet_the_latency_floor() -> None:
+    floor = BUNDLED.rules.decision.latency_floor
+    s = BUNDLED.scenarios["llm-serving"]
+    rec = for_scenario(BUNDLED, s, Sizer(BUNDLED.rules))
+    served = [o for o in rec.options if o.load is not None and not o.excluded]
+    assert served
+    for o in served:
+        assert o.load is not None
+        assert o.load.ttft_s <= floor.ttft_s and o.load.user_tokens_per_s >= floor.output_tokens_per_s
