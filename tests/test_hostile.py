@@ -152,6 +152,7 @@ def hostile_edit(data: Path) -> None:
                 "region": P(i + 2),
                 "as_of": _load(data / "offers.yaml")["offers"][0]["as_of"],
                 "source": NASTY_URL,
+                "source_tier": "aggregator",
                 "quote": f"{P(i)} {price}",
                 "note": f"{P(i + 1)} 注 {ALL}",
             }
@@ -612,16 +613,16 @@ def _csv(path: Path) -> list[dict[str, str]]:
         ),
         (
             "offers.yaml",
-            "    source: https://example.com/prices\n    quote: RTX 4090",
-            "    source: data:text/html,<script>alert(1)</script>\n    quote: RTX 4090",
+            "    source: https://example.com/prices\n    source_tier: provider_page\n    quote: RTX 4090",
+            "    source: data:text/html,<script>alert(1)</script>\n    source_tier: provider_page\n    quote: RTX 4090",
             # strict URL syntax refuses the "<" before the scheme check runs: refused all the same
             'data/offers.yaml:12:13: offers[0].source: not a valid link: "data:text/html,<script>alert(1)</script>"; '
             "write a full https:// address",
         ),
         (
             "offers.yaml",
-            "    source: https://example.com/prices\n    quote: RTX 4090",
-            "    source: data:text/html;base64,PHNjcmlwdD4K\n    quote: RTX 4090",
+            "    source: https://example.com/prices\n    source_tier: provider_page\n    quote: RTX 4090",
+            "    source: data:text/html;base64,PHNjcmlwdD4K\n    source_tier: provider_page\n    quote: RTX 4090",
             "data/offers.yaml:12:13: offers[0].source: only http:// or https:// links are allowed, got "
             '"data:text/html;base64,PHNjcmlwdD4K"',
         ),

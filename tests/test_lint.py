@@ -40,6 +40,7 @@ def extra_4090(oid: str, fields: str) -> str:
     currency: CNY
     as_of: 2026-07-01
     source: https://example.org/gpus
+    source_tier: aggregator
 {fields}"""
 
 

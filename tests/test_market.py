@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import make_project, replace_in
+from conftest import MINI_BUILD_DATE, make_project, replace_in
 
 from generator.data.problems import render
 from generator.data.validate import load_catalogue
@@ -176,11 +176,12 @@ def test_gpu_without_current_price_says_why_without_empty_tables(tmp_path: Path)
     text = (root / "data" / "offers.yaml").read_text(encoding="utf-8")
     start = text.index("  - id: bm-h100-8")
     (root / "data" / "offers.yaml").write_text(text[:start] + text[text.index("  - id: c-h100-hour") :], "utf-8")
-    gen = generate(Project.at(root))
+    gen = generate(Project.at(root, build_date=MINI_BUILD_DATE))
     h100 = page(gen, "gpus/h100-sxm-80g.md")
     assert "这张卡只有 180 天以前的历史报价，已过时效，不用于排名和成本计算，见下方历史报价。" in h100
     assert "### 当前报价" not in h100 and "### 市场价差" not in h100
-    assert "### 历史报价" in h100 and "2025-06-01（比本期最新报价早 395 天）" in h100
+    # 2025-06-01 to the build date 2026-07-31: 365 + 30 + 30 = 425 days
+    assert "### 历史报价" in h100 and "2025-06-01（425 天前，超过 180 天时效）" in h100
     opt = gen.results.scenarios["serve-7b"].rec.option_for("h100-sxm-80g")
     assert opt is not None and opt.excluded == "这张卡只有 180 天前的历史报价，不用于排名"
 
