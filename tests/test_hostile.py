@@ -428,7 +428,9 @@ def test_tables_keep_their_shape(pages: dict[str, Page]) -> None:
     # One row per GPU: no payload opened an extra row.
     (index_table,) = pages["gpus/index.html"].tables
     assert len(index_table) == 1 + 3 + N
-    (sources_gpus, sources_offers, sources_rates, sources_models) = pages["sources/index.html"].tables
+    # the offers by source tier: a header and one row per tier (five)
+    (sources_gpus, sources_tiers, sources_offers, sources_rates, sources_models) = pages["sources/index.html"].tables
+    assert len(sources_tiers) == 1 + 5
     assert (len(sources_gpus), len(sources_offers), len(sources_rates), len(sources_models)) == (
         1 + 3 + N,
         1 + 7 + N,

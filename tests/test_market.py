@@ -80,13 +80,13 @@ def test_a_replaced_offer_is_history(tmp_path: Path) -> None:
     root = make_project(tmp_path, edit)
     _, problems = load_catalogue(root / "data", root)
     assert render(problems) == (
-        'data/offers.yaml:75:15: offers[5].replaces: "c-4090-hour" is fixture-cloud\'s rtx-4090-24g; an offer '
+        'data/offers.yaml:81:15: offers[5].replaces: "c-4090-hour" is fixture-cloud\'s rtx-4090-24g; an offer '
         "replaces only an older price of the same provider and GPU"
     )
     replace_in(root / "data" / "offers.yaml", "replaces: c-4090-hour", "replaces: bm-h100-8")
     _, problems = load_catalogue(root / "data", root)
     assert render(problems) == (
-        'data/offers.yaml:75:15: offers[5].replaces: "bm-h100-8" is dated 2026-07-01, not before this offer '
+        'data/offers.yaml:81:15: offers[5].replaces: "bm-h100-8" is dated 2026-07-01, not before this offer '
         "(2026-06-01); only an older price is replaced"
     )
     # A newer H100 container price replaces the June one: the June price becomes history.
@@ -250,9 +250,9 @@ def test_a_foreign_price_needs_a_rate_and_a_provider(tmp_path: Path) -> None:
     assert cat is None
     assert render(problems) == "\n".join(
         [
-            "data/offers.yaml:22:15: offers[1].currency: no exchange rate for USD in fx.yaml; add a dated rate with "
+            "data/offers.yaml:23:15: offers[1].currency: no exchange rate for USD in fx.yaml; add a dated rate with "
             "its source so the price can be shown in yuan",
-            "data/offers.yaml:34:15: offers[2].currency: no exchange rate for USD in fx.yaml; add a dated rate with "
+            "data/offers.yaml:36:15: offers[2].currency: no exchange rate for USD in fx.yaml; add a dated rate with "
             "its source so the price can be shown in yuan",
             "data/providers.yaml:23:19: providers[1].extras[0].currency: no exchange rate for USD in fx.yaml; add a "
             "dated rate with its source",
