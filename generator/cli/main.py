@@ -177,9 +177,7 @@ def _build(project: Project, site: bool, production: bool, origin: str) -> int:
               f"{project.config.name} before publishing (`--production` refuses it).", file=sys.stderr)  # fmt: skip
     where = f"{project.docs.name}/ and {project.site.name}/" if site else f"{project.docs.name}/"
     _say_stale(gen.catalogue, origin)
-    print(
-        f"Built {len(gen.files)} generated files into {where} (data as of {gen.catalogue.as_of}, build date {gen.catalogue.today})."
-    )
+    print(f"Built {len(gen.files)} generated files into {where} (data as of {gen.catalogue.as_of}).")
     return 0
 
 
