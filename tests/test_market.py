@@ -129,11 +129,12 @@ def test_foreign_offers_are_converted_with_the_dated_rate_the_page_names(gen: Ge
 def test_runner_ups_show_other_providers_for_the_same_gpu(gen: Generated) -> None:
     opt = gen.results.scenarios["serve-7b"].rec.option_for("rtx-4090-24g")
     assert opt is not None
-    # Fixture Market's $0.50 = ¥3.50 an hour: 3.5 x 300 + 175 + 80 + 20 = ¥1,325.
-    assert [(r.offer.id, r.monthly.total) for r in opt.runner_ups] == [("m-4090-usd", pytest.approx(1325))]
+    # Fixture Market's $0.50 = ¥3.50 an hour, and its own free egress (providers.yaml: 0 USD/GB):
+    # 3.5 x 300 + 175 disk + 0 egress + 20 IP = ¥1,245.
+    assert [(r.offer.id, r.monthly.total) for r in opt.runner_ups] == [("m-4090-usd", pytest.approx(1245))]
     scenario = page(gen, "scenarios/serve-7b.md")
     assert (
-        "| [Fixture Market](../providers/fixture-market.md)：容器实例，按量 | ¥1,325 | ¥1,050 | 2026-07-01 |"
+        "| [Fixture Market](../providers/fixture-market.md)：容器实例，按量 | ¥1,245 | ¥1,050 | 2026-07-01 |"
         in scenario
     )
     # One provider, one row: the pick's own provider is never a runner-up.

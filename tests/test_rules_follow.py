@@ -26,6 +26,20 @@ DISK_NEW = "  disk_cny_per_gb_month: 3.5"
 
 def test_a_cost_rule_moves_results_pages_cli_and_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = make_project(tmp_path)
+    # The rule is the assumption for providers publishing no disk price: Fixture Cloud's own ¥0.35 goes.
+    replace_in(
+        root / "data" / "providers.yaml",
+        """    extras:
+      - item: disk
+        price: 0.35
+        currency: CNY
+        unit: gb_month
+        as_of: 2026-07-01
+        source: https://example.com/prices
+        quote: 云盘 0.35 元/GB/月
+""",
+        "",
+    )
     for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "x"]):
         # dated the mini fixture's build date: the CLI's build date is the commit date of data/
         noon = {"GIT_AUTHOR_DATE": "2026-07-31T12:00:00+00:00", "GIT_COMMITTER_DATE": "2026-07-31T12:00:00+00:00"}
@@ -40,7 +54,7 @@ def test_a_cost_rule_moves_results_pages_cli_and_diff(tmp_path: Path, capsys: py
     assert new.pick.monthly.disk == pytest.approx(1750)
 
     page = after.files["scenarios/serve-7b.md"].decode("utf-8")
-    assert "| 数据盘 | ¥1,750 |" in page
+    assert "| 数据盘（编辑假设） | ¥1,750 |" in page
 
     capsys.readouterr()
     argv = ["--root", str(root), "recommend", "--workload", "inference", "--model", "llama-2-7b", "--batch", "4",

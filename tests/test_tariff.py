@@ -67,6 +67,8 @@ def test_monthly_table_says_which(mini: Path) -> None:
     from generator.pipeline import Project, generate
 
     gen = generate(Project.at(mini, build_date=MINI_BUILD_DATE))
-    pages = [v.decode("utf-8") for k, v in gen.files.items() if k.startswith("scenarios/") and k != "scenarios/index.md"]
+    pages = [
+        v.decode("utf-8") for k, v in gen.files.items() if k.startswith("scenarios/") and k != "scenarios/index.md"
+    ]
     text = "\n".join(pages)
     assert "| 数据盘（平台标价） |" in text and "| 公网 IP（编辑假设） |" in text
