@@ -8,6 +8,7 @@ project's write lock (:mod:`generator.publish.lock`). Ctrl-C is turned into
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,9 +36,11 @@ class Project:
     docs: Path
     site: Path
     config: Path
+    #: the date prices are judged against (see Catalogue.build_date); the command line resolves it
+    build_date: dt.date | None = None
 
     @classmethod
-    def at(cls, root: Path, data: Path | None = None) -> Project:
+    def at(cls, root: Path, data: Path | None = None, build_date: dt.date | None = None) -> Project:
         root = root.resolve()
         return cls(
             root=root,
@@ -46,6 +49,7 @@ class Project:
             docs=root / "docs",
             site=root / "site",
             config=root / "mkdocs.yml",
+            build_date=build_date,
         )
 
 
@@ -62,7 +66,7 @@ class Generated:
 
 def generate(project: Project, *, production: bool = False) -> Generated:
     """Validate, evaluate and render in memory. Raises DataError with every problem."""
-    cat, problems = load_catalogue(project.data, display_root=project.root)
+    cat, problems = load_catalogue(project.data, display_root=project.root, build_date=project.build_date)
     settings, site_problems = read_site_settings(project.config, production=production)
     # A placeholder domain is an error in production and a notice otherwise (printed by `build`).
     problems += errors(site_problems)

@@ -10,6 +10,7 @@ skip; ``--github-actions-env`` runs every test with ``GITHUB_ACTIONS=true`` set
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import functools
 import http.server
 import os
@@ -66,6 +67,21 @@ def _caller_environment_removed(request: pytest.FixtureRequest) -> Iterator[None
         yield
 
 
+def _repo_build_date() -> dt.date | None:
+    """The build date `gpu-guide check` uses for this repository: SOURCE_DATE_EPOCH where the caller
+    sets it (the PR workflow sets the PR head's data commit), else the commit date of data/. The
+    committed docs/ were built for it."""
+    from generator.cli.build_date import resolve_build_date
+
+    return resolve_build_date(REPO / "data").date
+
+
+#: the date every build of the real data in the tests is judged against (passed explicitly)
+REPO_BUILD_DATE = _repo_build_date()
+#: the mini fixture's build date: a month after its newest price (2026-07-01)
+MINI_BUILD_DATE = dt.date(2026, 7, 31)
+
+
 def make_project(tmp: Path, edit: Callable[[Path], None] | None = None) -> Path:
     """Copy the mini fixture (plus the real rules, templates, config and hand-written docs) to ``tmp``."""
     root = tmp / "proj"
@@ -90,6 +106,13 @@ def make_project(tmp: Path, edit: Callable[[Path], None] | None = None) -> Path:
     if edit is not None:
         edit(root / "data")
     return root
+
+
+@pytest.fixture(autouse=True)
+def _no_build_date_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SOURCE_DATE_EPOCH in the shell running the tests must not change what the CLI judges
+    prices against; a test that wants one sets it."""
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
 
 
 @pytest.fixture
@@ -121,7 +144,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from generator.pipeline import Project, build
 
     root = copy_repo_site(tmp_path_factory.mktemp("full"))
-    build(Project.at(root))
+    build(Project.at(root, build_date=REPO_BUILD_DATE))
     return root
 
 

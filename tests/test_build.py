@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import os
 from pathlib import Path
@@ -155,15 +156,15 @@ def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert "invalid choice" in capsys.readouterr().err
 
 
-def test_old_offers_are_marked_against_the_newest_price(mini: Path) -> None:
+def test_old_offers_are_marked_against_the_build_date(mini: Path) -> None:
     from generator.pages.rows import date_label
     from generator.pipeline import generate
 
     replace_in(mini / "data" / "offers.yaml", "as_of: 2026-06-01", "as_of: 2025-12-01")
-    gen = generate(Project.at(mini))
+    gen = generate(Project.at(mini, build_date=dt.date(2026, 7, 31)))
     old = next(o for o in gen.catalogue.offers if o.id == "c-h100-hour")
     new = next(o for o in gen.catalogue.offers if o.id == "c-4090-hour")
-    # 2025-12-01 to the newest price 2026-07-01 is 212 days: over the 180-day line.
-    assert date_label(gen.catalogue, old) == "2025-12-01（比本期最新报价早 212 天）"
-    assert date_label(gen.catalogue, new) == "2026-07-01"
-    assert "2025-12-01（比本期最新报价早 212 天）" in gen.files["gpus/h100-sxm-80g.md"].decode("utf-8")
+    # 2025-12-01 to the build date 2026-07-31 is 31+31+28+31+30+31+30+30 = 242 days: over the 180-day line.
+    assert date_label(gen.catalogue, old) == "2025-12-01（242 天前，超过 180 天时效）"
+    assert date_label(gen.catalogue, new) == "2026-07-01（30 天前）"
+    assert "2025-12-01（242 天前，超过 180 天时效）" in gen.files["gpus/h100-sxm-80g.md"].decode("utf-8")

@@ -10,7 +10,7 @@ import json
 import re
 
 import pytest
-from conftest import REPO, make_project
+from conftest import REPO, REPO_BUILD_DATE, make_project
 
 from generator.cli.main import build_parser
 from generator.cli.workload import recommend_result
@@ -38,7 +38,7 @@ def mini(tmp_path_factory: pytest.TempPathFactory) -> Generated:
 
 @pytest.fixture(scope="module")
 def bundled() -> Generated:
-    return generate(Project.at(REPO))
+    return generate(Project.at(REPO, build_date=REPO_BUILD_DATE))
 
 
 def run_query(cat: Catalogue, query: str) -> dict[str, object]:

@@ -33,7 +33,7 @@ PRICING = cost.Pricing(RULES, RATES)
 
 def offer(**kw) -> Offer:  # type: ignore[no-untyped-def]
     base = dict(id="o", provider="p", gpu="g", delivery="container", billing="on_demand", cards=1, unit="hour",
-                currency="CNY", as_of=dt.date(2026, 7, 1), source="https://example.com/", quote="q")  # fmt: skip
+                currency="CNY", as_of=dt.date(2026, 7, 1), source="https://example.com/", source_tier="provider_page", quote="q")  # fmt: skip
     base.update(kw)
     return Offer.model_validate(base)
 

@@ -10,6 +10,7 @@ show the arithmetic. Only the list of generated files comes from the generator i
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from collections.abc import Callable
@@ -58,6 +59,7 @@ L40S_OFFER = """\
     currency: CNY
     as_of: 2026-07-01
     source: https://example.com/prices
+    source_tier: provider_page
     quote: L40S 容器 ¥4/时
 """
 
@@ -73,6 +75,7 @@ H100_HOURLY = """\
     currency: CNY
     as_of: 2026-06-01
     source: https://example.com/prices
+    source_tier: provider_page
     quote: H100 容器 ¥15/时
 """
 
@@ -85,11 +88,15 @@ def _own_git_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def git(root: Path, *args: str) -> str:
+    """Run git in ``root``; every commit is dated the mini fixture's build date (2026-07-31), so the
+    build date the command line reads from git never follows the clock."""
+    noon = "2026-07-31T12:00:00+00:00"
     done = subprocess.run(
         ["git", "-c", "commit.gpgsign=false", "-C", str(root), *args],
         capture_output=True,
         text=True,
         check=True,
+        env={**os.environ, "GIT_AUTHOR_DATE": noon, "GIT_COMMITTER_DATE": noon},
     )
     return done.stdout.strip()
 

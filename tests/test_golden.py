@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import make_project
+from conftest import MINI_BUILD_DATE, make_project
 
 from generator.pipeline import Project, generate
 
@@ -23,7 +23,7 @@ SKIP_SUFFIXES = (".svg",)
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     root = make_project(tmp_path_factory.mktemp("golden"))
-    files = generate(Project.at(root)).files
+    files = generate(Project.at(root, build_date=MINI_BUILD_DATE)).files
     return {k: v for k, v in files.items() if not k.endswith(SKIP_SUFFIXES)}
 
 

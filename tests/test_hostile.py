@@ -152,6 +152,7 @@ def hostile_edit(data: Path) -> None:
                 "region": P(i + 2),
                 "as_of": _load(data / "offers.yaml")["offers"][0]["as_of"],
                 "source": NASTY_URL,
+                "source_tier": "aggregator",
                 "quote": f"{P(i)} {price}",
                 "note": f"{P(i + 1)} 注 {ALL}",
             }
@@ -428,7 +429,9 @@ def test_tables_keep_their_shape(pages: dict[str, Page]) -> None:
     # One row per GPU: no payload opened an extra row.
     (index_table,) = pages["gpus/index.html"].tables
     assert len(index_table) == 1 + 3 + N
-    (sources_gpus, sources_offers, sources_rates, sources_models) = pages["sources/index.html"].tables
+    # the offers by source tier: a header and one row per tier (five)
+    (sources_gpus, sources_tiers, sources_offers, sources_rates, sources_models) = pages["sources/index.html"].tables
+    assert len(sources_tiers) == 1 + 5
     assert (len(sources_gpus), len(sources_offers), len(sources_rates), len(sources_models)) == (
         1 + 3 + N,
         1 + 7 + N,
@@ -613,16 +616,16 @@ def _csv(path: Path) -> list[dict[str, str]]:
         ),
         (
             "offers.yaml",
-            "    source: https://example.com/prices\n    quote: RTX 4090",
-            "    source: data:text/html,<script>alert(1)</script>\n    quote: RTX 4090",
+            "    source: https://example.com/prices\n    source_tier: provider_page\n    quote: RTX 4090",
+            "    source: data:text/html,<script>alert(1)</script>\n    source_tier: provider_page\n    quote: RTX 4090",
             # strict URL syntax refuses the "<" before the scheme check runs: refused all the same
             'data/offers.yaml:12:13: offers[0].source: not a valid link: "data:text/html,<script>alert(1)</script>"; '
             "write a full https:// address",
         ),
         (
             "offers.yaml",
-            "    source: https://example.com/prices\n    quote: RTX 4090",
-            "    source: data:text/html;base64,PHNjcmlwdD4K\n    quote: RTX 4090",
+            "    source: https://example.com/prices\n    source_tier: provider_page\n    quote: RTX 4090",
+            "    source: data:text/html;base64,PHNjcmlwdD4K\n    source_tier: provider_page\n    quote: RTX 4090",
             "data/offers.yaml:12:13: offers[0].source: only http:// or https:// links are allowed, got "
             '"data:text/html;base64,PHNjcmlwdD4K"',
         ),

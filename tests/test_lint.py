@@ -40,6 +40,7 @@ def extra_4090(oid: str, fields: str) -> str:
     currency: CNY
     as_of: 2026-07-01
     source: https://example.org/gpus
+    source_tier: aggregator
 {fields}"""
 
 
@@ -94,10 +95,10 @@ def test_prices_pages_still_use_are_stale_after_the_window(mini: Path) -> None:
     assert lint_text(mini, dt.date(2026, 12, 29)) == "\n".join(
         [
             f"data/offers.yaml:11:12: offers[0].as_of: warning: price is 181 days old on 2026-12-29 (over 180) {old}",
-            f"data/offers.yaml:23:12: offers[1].as_of: warning: price is 181 days old on 2026-12-29 (over 180) {old}",
-            f"data/offers.yaml:47:12: offers[3].as_of: warning: price is 181 days old on 2026-12-29 (over 180) {old}",
-            f"data/offers.yaml:60:12: offers[4].as_of: warning: price is 181 days old on 2026-12-29 (over 180) {old}",
-            f"data/offers.yaml:72:12: offers[5].as_of: warning: price is 211 days old on 2026-12-29 (over 180) {old}",
+            f"data/offers.yaml:24:12: offers[1].as_of: warning: price is 181 days old on 2026-12-29 (over 180) {old}",
+            f"data/offers.yaml:50:12: offers[3].as_of: warning: price is 181 days old on 2026-12-29 (over 180) {old}",
+            f"data/offers.yaml:64:12: offers[4].as_of: warning: price is 181 days old on 2026-12-29 (over 180) {old}",
+            f"data/offers.yaml:77:12: offers[5].as_of: warning: price is 211 days old on 2026-12-29 (over 180) {old}",
         ]
     )
 
@@ -105,7 +106,7 @@ def test_prices_pages_still_use_are_stale_after_the_window(mini: Path) -> None:
 def test_quote_must_state_the_price(mini: Path) -> None:
     replace_in(mini / "data" / "offers.yaml", "quote: RTX 4090 容器 ¥2/时", "quote: RTX 4090 容器 ¥2.2/时")
     assert lint_text(mini) == (
-        "data/offers.yaml:13:12: offers[0].quote: warning: the quote does not state the price 2; copy the source's "
+        "data/offers.yaml:14:12: offers[0].quote: warning: the quote does not state the price 2; copy the source's "
         "words that give it (thousands separators and 万 are understood), or fix the price"
     )
 
@@ -124,7 +125,7 @@ def test_price_outlier(mini: Path) -> None:
     # ¥20 is 20 / 3.5 = 5.7x of it.
     add_offers(mini, extra_4090("dear", "    cards: 1\n    price: 20\n    quote: ¥20/时\n"))
     assert lint_text(mini) == (
-        "data/offers.yaml:88:5: offers[7]: warning: ¥20.00 per card-hour is 5.7x the median ¥3.50 of the 3 current "
+        "data/offers.yaml:95:5: offers[7]: warning: ¥20.00 per card-hour is 5.7x the median ¥3.50 of the 3 current "
         "on_demand offers for rtx-4090-24g; check price, unit, per and currency (once checked against the source, "
         "say why in outlier_note)"
     )
@@ -137,7 +138,7 @@ def test_per_instance_price_that_looks_per_card(mini: Path) -> None:
     # 0.25 x 3 = 0.75 < 2, and 0.25 x 8 = ¥2 fits the median, so the price is probably one card's.
     add_offers(mini, extra_4090("eight", "    cards: 8\n    price: 2\n    quote: ¥2/时\n"))
     assert lint_text(mini) == (
-        "data/offers.yaml:88:5: offers[7].per: warning: ¥0.25 per card-hour for 8 cards is far under the median "
+        "data/offers.yaml:95:5: offers[7].per: warning: ¥0.25 per card-hour for 8 cards is far under the median "
         "¥2.00 of the 3 current on_demand offers for rtx-4090-24g, and fits it as one card's price; is the price "
         "for one card? then set per: card"
     )
@@ -148,7 +149,7 @@ def test_per_card_price_that_looks_per_instance(mini: Path) -> None:
     # and 16 / 8 = ¥2 fits the median, so ¥16 is probably the whole instance's price.
     add_offers(mini, extra_4090("eight", "    cards: 8\n    per: card\n    price: 16\n    quote: ¥16/卡时\n"))
     assert lint_text(mini) == (
-        "data/offers.yaml:98:10: offers[7].per: warning: ¥16.00 per card-hour is far over the median ¥3.50 of the "
+        "data/offers.yaml:106:10: offers[7].per: warning: ¥16.00 per card-hour is far over the median ¥3.50 of the "
         "3 current on_demand offers for rtx-4090-24g, and fits it as the whole instance's price; is the price for "
         "all 8 cards? then remove per: card"
     )

@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import make_project, replace_in
+from conftest import MINI_BUILD_DATE, make_project, replace_in
 
 from generator.data.problems import render
 from generator.data.validate import load_catalogue
@@ -80,13 +80,13 @@ def test_a_replaced_offer_is_history(tmp_path: Path) -> None:
     root = make_project(tmp_path, edit)
     _, problems = load_catalogue(root / "data", root)
     assert render(problems) == (
-        'data/offers.yaml:75:15: offers[5].replaces: "c-4090-hour" is fixture-cloud\'s rtx-4090-24g; an offer '
+        'data/offers.yaml:81:15: offers[5].replaces: "c-4090-hour" is fixture-cloud\'s rtx-4090-24g; an offer '
         "replaces only an older price of the same provider and GPU"
     )
     replace_in(root / "data" / "offers.yaml", "replaces: c-4090-hour", "replaces: bm-h100-8")
     _, problems = load_catalogue(root / "data", root)
     assert render(problems) == (
-        'data/offers.yaml:75:15: offers[5].replaces: "bm-h100-8" is dated 2026-07-01, not before this offer '
+        'data/offers.yaml:81:15: offers[5].replaces: "bm-h100-8" is dated 2026-07-01, not before this offer '
         "(2026-06-01); only an older price is replaced"
     )
     # A newer H100 container price replaces the June one: the June price becomes history.
@@ -129,12 +129,13 @@ def test_foreign_offers_are_converted_with_the_dated_rate_the_page_names(gen: Ge
 def test_runner_ups_show_other_providers_for_the_same_gpu(gen: Generated) -> None:
     opt = gen.results.scenarios["serve-7b"].rec.option_for("rtx-4090-24g")
     assert opt is not None
-    # Fixture Market's $0.50 = ¥3.50 an hour: 3.5 x 300 + 175 + 80 + 20 = ¥1,325.
+    # Fixture Market's $0.50 = ¥3.50 an hour, and its own free egress (providers.yaml: 0 USD/GB):
+    # 3.5 x 300 + 175 disk + 0 egress + 20 IP = ¥1,245.
     assert [r.offer.id for r in opt.runner_ups] == ["m-4090-usd"]
-    assert [r.monthly.total for r in opt.runner_ups] == pytest.approx([1325])
+    assert [r.monthly.total for r in opt.runner_ups] == pytest.approx([1245])
     scenario = page(gen, "scenarios/serve-7b.md")
     assert (
-        "| [Fixture Market](../providers/fixture-market.md)：容器实例，按量 | ¥1,325 | ¥1,050 | 2026-07-01 |"
+        "| [Fixture Market](../providers/fixture-market.md)：容器实例，按量 | ¥1,245 | ¥1,050 | 2026-07-01 |"
         in scenario
     )
     # One provider, one row: the pick's own provider is never a runner-up.
@@ -177,11 +178,12 @@ def test_gpu_without_current_price_says_why_without_empty_tables(tmp_path: Path)
     text = (root / "data" / "offers.yaml").read_text(encoding="utf-8")
     start = text.index("  - id: bm-h100-8")
     (root / "data" / "offers.yaml").write_text(text[:start] + text[text.index("  - id: c-h100-hour") :], "utf-8")
-    gen = generate(Project.at(root))
+    gen = generate(Project.at(root, build_date=MINI_BUILD_DATE))
     h100 = page(gen, "gpus/h100-sxm-80g.md")
     assert "这张卡只有 180 天以前的历史报价，已过时效，不用于排名和成本计算，见下方历史报价。" in h100
     assert "### 当前报价" not in h100 and "### 市场价差" not in h100
-    assert "### 历史报价" in h100 and "2025-06-01（比本期最新报价早 395 天）" in h100
+    # 2025-06-01 to the build date 2026-07-31: 365 + 30 + 30 = 425 days
+    assert "### 历史报价" in h100 and "2025-06-01（425 天前，超过 180 天时效）" in h100
     opt = gen.results.scenarios["serve-7b"].rec.option_for("h100-sxm-80g")
     assert opt is not None and opt.excluded == "这张卡只有 180 天前的历史报价，不用于排名"
 
@@ -250,9 +252,9 @@ def test_a_foreign_price_needs_a_rate_and_a_provider(tmp_path: Path) -> None:
     assert cat is None
     assert render(problems) == "\n".join(
         [
-            "data/offers.yaml:22:15: offers[1].currency: no exchange rate for USD in fx.yaml; add a dated rate with "
+            "data/offers.yaml:23:15: offers[1].currency: no exchange rate for USD in fx.yaml; add a dated rate with "
             "its source so the price can be shown in yuan",
-            "data/offers.yaml:34:15: offers[2].currency: no exchange rate for USD in fx.yaml; add a dated rate with "
+            "data/offers.yaml:36:15: offers[2].currency: no exchange rate for USD in fx.yaml; add a dated rate with "
             "its source so the price can be shown in yuan",
             "data/providers.yaml:28:19: providers[1].extras[0].currency: no exchange rate for USD in fx.yaml; add a "
             "dated rate with its source",

@@ -10,6 +10,7 @@ card counts `estimate` reports, and a lower MFU lengthens every training job.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -25,8 +26,24 @@ DISK_NEW = "  disk_cny_per_gb_month: 3.5"
 
 def test_a_cost_rule_moves_results_pages_cli_and_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = make_project(tmp_path)
+    # The rule is the assumption for providers publishing no disk price: Fixture Cloud's own ¥0.35 goes.
+    replace_in(
+        root / "data" / "providers.yaml",
+        """    extras:
+      - item: disk
+        price: 0.35
+        currency: CNY
+        unit: gb_month
+        as_of: 2026-07-01
+        source: https://example.com/prices
+        quote: 云盘 0.35 元/GB/月
+""",
+        "",
+    )
     for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "x"]):
-        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+        # dated the mini fixture's build date: the CLI's build date is the commit date of data/
+        noon = {"GIT_AUTHOR_DATE": "2026-07-31T12:00:00+00:00", "GIT_COMMITTER_DATE": "2026-07-31T12:00:00+00:00"}
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env={**os.environ, **noon})
     before = generate(Project.at(root))
     replace_in(root / "data" / "rules.yaml", DISK_OLD, DISK_NEW)
     after = generate(Project.at(root))
@@ -37,7 +54,7 @@ def test_a_cost_rule_moves_results_pages_cli_and_diff(tmp_path: Path, capsys: py
     assert new.pick.monthly.disk == pytest.approx(1750)
 
     page = after.files["scenarios/serve-7b.md"].decode("utf-8")
-    assert "| 数据盘 | ¥1,750 |" in page
+    assert "| 数据盘（编辑假设） | ¥1,750 |" in page
 
     capsys.readouterr()
     argv = ["--root", str(root), "recommend", "--workload", "inference", "--model", "llama-2-7b", "--batch", "4",

@@ -38,6 +38,9 @@ from generator.publish.swap import JOURNAL
 PLACEHOLDER_NOTE = (
     "note: site_url https://fixture.example.com/ is a placeholder; set the real domain in mkdocs.yml before "
     "publishing (`--production` refuses it).\n"
+    # the mini's 2025 survey is past the 180-day window (outside git: judged against the newest price)
+    "note: 1 price(s) older than 180 days on 2026-07-01 (newest price) are history and no longer rank: "
+    "old-a100-survey\n"
 )
 #: every generated file of the mini fixture: its golden files (tests/golden/mini) plus the three SVG charts
 _GOLDEN = Path(__file__).parent / "golden" / "mini"

@@ -47,9 +47,9 @@ def test_schema_errors_all_at_once_with_fixes(tmp_path: Path) -> None:
             'data/gpus.yaml:68:5: gpus[2].x_source: unknown field "x_source"; did you mean "source"?',
             'data/offers.yaml:9:12: offers[0].price: expected a number, got text "¥1.96/时"; write 1.96 and give '
             "the unit in its own field",
-            'data/offers.yaml:69:11: offers[5].unit: must be one of hour, day, month, year; got "hours"; did you mean '
+            'data/offers.yaml:74:11: offers[5].unit: must be one of hour, day, month, year; got "hours"; did you mean '
             '"hour"?',
-            'data/offers.yaml:73:5: offers[5].sourse: unknown field "sourse"; did you mean "source"?',
+            'data/offers.yaml:78:5: offers[5].sourse: unknown field "sourse"; did you mean "source"?',
         ]
     )
 
@@ -74,8 +74,8 @@ def test_price_forms(tmp_path: Path) -> None:
         [
             "data/offers.yaml:2:5: offers[0]: per: card is for one card of a multi-card instance; with cards: 1 "
             "leave per out",
-            "data/offers.yaml:51:5: offers[4]: price_low (95000) is above price_high (90000); swap them",
-            "data/offers.yaml:64:5: offers[5]: no price: set price, or price_low and price_high for a range",
+            "data/offers.yaml:55:5: offers[4]: price_low (95000) is above price_high (90000); swap them",
+            "data/offers.yaml:69:5: offers[5]: no price: set price, or price_low and price_high for a range",
         ]
     )
 
@@ -90,10 +90,10 @@ def test_cross_references_and_duplicate_ids(tmp_path: Path) -> None:
 
     assert problems_after(tmp_path, edit) == "\n".join(
         [
-            'data/offers.yaml:15:15: offers[1].provider: unknown provider id "fixture-markt"; did you mean '
+            'data/offers.yaml:16:15: offers[1].provider: unknown provider id "fixture-markt"; did you mean '
             '"fixture-market"?',
-            'data/offers.yaml:40:10: offers[3].gpu: unknown gpu id "a100-sxm-8g"; did you mean "a100-sxm-80g"?',
-            'data/offers.yaml:63:9: offers[5].id: duplicate id "c-4090-hour" (first used at line 2); ids must be unique',
+            'data/offers.yaml:43:10: offers[3].gpu: unknown gpu id "a100-sxm-8g"; did you mean "a100-sxm-80g"?',
+            'data/offers.yaml:68:9: offers[5].id: duplicate id "c-4090-hour" (first used at line 2); ids must be unique',
             'data/pitfalls.yaml:13:15: pitfalls[1].scenario: unknown scenario id "nowhere" in scenarios.yaml',
             'data/scenarios.yaml:19:12: scenarios[1].model: unknown model id "llama-3-13b"; did you mean "llama-2-13b"?',
         ]
@@ -124,7 +124,7 @@ def test_schema_errors_and_broken_references_in_one_run(tmp_path: Path) -> None:
     assert problems_after(tmp_path, edit) == "\n".join(
         [
             "data/offers.yaml:9:12: offers[0].price: must be above 0, got -2",
-            'data/offers.yaml:40:10: offers[3].gpu: unknown gpu id "a100-sxm-8g"; did you mean "a100-sxm-80g"?',
+            'data/offers.yaml:43:10: offers[3].gpu: unknown gpu id "a100-sxm-8g"; did you mean "a100-sxm-80g"?',
             'data/scenarios.yaml:9:12: scenarios[0].batch: expected a whole number, got text "four"',
             'data/scenarios.yaml:19:12: scenarios[1].model: unknown model id "llama-3-13b"; did you mean "llama-2-13b"?',
         ]

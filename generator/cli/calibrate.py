@@ -57,7 +57,7 @@ def markdown_table(summaries: list[GroupSummary]) -> str:
 
 
 def run_calibrate(project: Project, folder: Path | None, markdown: bool) -> int:
-    cat, problems = load_catalogue(project.data, display_root=project.root)
+    cat, problems = load_catalogue(project.data, display_root=project.root, build_date=project.build_date)
     if cat is None:
         raise DataError(problems)
     where = folder or project.root / "docs-dev" / "calibration"

@@ -21,6 +21,7 @@ from generator.cli.arguments import Parser, iso_date, whole
 from generator.data.problems import DataError, OutputFormat, Severity, render
 
 if TYPE_CHECKING:
+    from generator.data.catalogue import Catalogue
     from generator.pipeline import Project
 
 
@@ -49,8 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--max-price-age", type=whole(1, 3650), default=None, metavar="DAYS",
                    help="warn about prices older than this (default: rules.yaml prices.fresh_days)")  # fmt: skip
     c.add_argument("--as-of", type=iso_date, default=None, metavar="YYYY-MM-DD",
-                   help="the date to judge price age against (default: SOURCE_DATE_EPOCH if set, "
-                        "else the newest price in the data; never the clock)")  # fmt: skip
+                   help="the date to judge price age against (default: the build date: SOURCE_DATE_EPOCH if "
+                        "set, else the commit date of data/, else the newest price; never the clock)")  # fmt: skip
     _add_format(c)
 
     d = sub.add_parser("diff", help="Markdown report of what changed in generated results since a git ref")
@@ -169,13 +170,22 @@ def _short(text: str, limit: int = 300) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from generator.cli.build_date import BuildDateError, resolve_build_date
     from generator.pipeline import Project
 
     project = Project.at(args.root, args.data)
+    try:
+        when = resolve_build_date(project.data)
+    except BuildDateError as exc:
+        print(f"gpu-guide: {exc}", file=sys.stderr)
+        return 2
+    project = Project.at(args.root, args.data, build_date=when.date)
     if args.command == "build":
-        return _build(project, site=not args.no_site, production=args.production, fmt=args.problem_format)
+        return _build(project, site=not args.no_site, production=args.production, fmt=args.problem_format,
+                      origin=when.origin)  # fmt: skip
     if args.command == "check":
-        return _check(project, args.strict, args.max_price_age, args.as_of, args.problem_format)
+        return _check(project, strict=args.strict, max_price_age=args.max_price_age, as_of=args.as_of,
+                      fmt=args.problem_format, origin=when.origin)  # fmt: skip
     if args.command == "diff":
         from generator.cli.review import run_diff
 
@@ -200,7 +210,7 @@ def _run(args: argparse.Namespace) -> int:
     raise AssertionError(args.command)
 
 
-def _build(project: Project, site: bool, production: bool, fmt: OutputFormat) -> int:
+def _build(project: Project, site: bool, production: bool, fmt: OutputFormat, origin: str) -> int:
     from generator.pipeline import build
     from generator.publish.mkdocs_build import SiteBuildError
 
@@ -216,11 +226,14 @@ def _build(project: Project, site: bool, production: bool, fmt: OutputFormat) ->
         print(f"note: site_url {gen.settings.site_url} is a placeholder; set the real domain in "
               f"{project.config.name} before publishing (`--production` refuses it).", file=sys.stderr)  # fmt: skip
     where = f"{project.docs.name}/ and {project.site.name}/" if site else f"{project.docs.name}/"
+    _say_stale(gen.catalogue, origin)
     print(f"Built {len(gen.files)} generated files into {where} (data as of {gen.catalogue.as_of}).")
     return 0
 
 
-def _check(project: Project, strict: bool, max_price_age: int | None, as_of: dt.date | None, fmt: OutputFormat) -> int:
+def _check(
+    project: Project, strict: bool, max_price_age: int | None, as_of: dt.date | None, fmt: OutputFormat, origin: str
+) -> int:
     from generator.data.schemas import stale_schemas
     from generator.pipeline import stale_files
     from generator.results.lint import lint
@@ -228,7 +241,7 @@ def _check(project: Project, strict: bool, max_price_age: int | None, as_of: dt.
     gen, stale = stale_files(project)
     # Projects without committed schemas (fixture sites) have nothing to keep current.
     schemas = stale_schemas(project.root) if (project.data / "schemas").is_dir() else []
-    today = as_of or _source_date() or gen.catalogue.as_of
+    today = as_of or gen.catalogue.today
     problems = gen.warnings + lint(gen.catalogue, gen.results, today=today, max_price_age_days=max_price_age)
     if problems:
         print(render(problems, fmt), file=sys.stderr)
@@ -247,17 +260,23 @@ def _check(project: Project, strict: bool, max_price_age: int | None, as_of: dt.
         strict and any(p.severity is Severity.warning for p in problems)
     ):
         failed = True
+    from generator.results.freshness import report_lines
+
     if not failed:
         print(f"OK: data valid, {len(gen.files)} generated files current.")
+    print("\n".join(report_lines(gen.catalogue, origin)))
     return 1 if failed else 0
 
 
-def _source_date() -> dt.date | None:
-    """The date of ``SOURCE_DATE_EPOCH`` (reproducible-builds convention), if set and valid."""
-    value = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if not value.isdigit():
-        return None
-    return dt.datetime.fromtimestamp(int(value), tz=dt.UTC).date()
+def _say_stale(cat: Catalogue, origin: str) -> None:
+    """Name the offers past the freshness window on the build date: they no longer rank."""
+    from generator.results.freshness import stale_offers
+
+    old = stale_offers(cat)
+    if old:
+        ids = ", ".join(o.id for o in old[:10]) + (f" and {len(old) - 10} more" if len(old) > 10 else "")
+        print(f"note: {len(old)} price(s) older than {cat.rules.prices.fresh_days} days on {cat.today} ({origin}) "
+              f"are history and no longer rank: {ids}", file=sys.stderr)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -124,7 +124,7 @@ class UsageError(Exception):
 
 
 def _catalogue(project: Project) -> Catalogue:
-    cat, problems = load_catalogue(project.data, display_root=project.root)
+    cat, problems = load_catalogue(project.data, display_root=project.root, build_date=project.build_date)
     if cat is None:
         raise DataError(problems)
     return cat

@@ -55,6 +55,9 @@ class Catalogue:
     searched: list[SearchedPair]  #: comparison pairs people search for (comparisons.yaml)
     #: public API prices of language models (data/api_prices.yaml, optional)
     api_prices: list[ApiPrice] = field(default_factory=list)
+    #: the build date, an input (the command line reads ``SOURCE_DATE_EPOCH``, else the commit date
+    #: of data/); None: the newest price's date (a folder outside git, a library caller)
+    build_date: dt.date | None = None
 
     def locate(self, filename: str, path: YamlPath, message: str, severity: Severity = Severity.error) -> Problem:
         """A problem at ``path`` of a data file, e.g. a warning from a later stage."""
@@ -68,9 +71,18 @@ class Catalogue:
         return max((o.as_of for o in self.offers), default=dt.date(2025, 1, 1))
 
     @property
+    def today(self) -> dt.date:
+        """The date prices are judged against: the build date, else the newest price's date."""
+        return self.build_date or self.as_of
+
+    @property
     def fresh_since(self) -> dt.date:
-        """The oldest date a current price may carry (``rules.prices.fresh_days`` before the edition date)."""
-        return self.as_of - dt.timedelta(days=self.rules.prices.fresh_days)
+        """The oldest date a current price may carry (``rules.prices.fresh_days`` before the build date)."""
+        return self.today - dt.timedelta(days=self.rules.prices.fresh_days)
+
+    def age_days(self, offer: Offer) -> int:
+        """How many days before the build date the offer's source dates its price."""
+        return (self.today - offer.as_of).days
 
     @cached_property
     def replaced(self) -> frozenset[str]:
@@ -84,7 +96,7 @@ class Catalogue:
 
     @cached_property
     def current_offers(self) -> list[Offer]:
-        """Offers within the freshness window, in the editors' order."""
+        """Offers within the freshness window (counted back from the build date), in the editors' order."""
         return [o for o in self.offers if self.is_current(o)]
 
     @cached_property
@@ -94,9 +106,11 @@ class Catalogue:
 
     @cached_property
     def pickable_offers(self) -> list[Offer]:
-        """Current offers in a billing tier that may price a recommendation (``rules.prices.pick_billing``)."""
+        """Current offers in a billing tier that may price a recommendation (``rules.prices.pick_billing``)
+        from a source tier that may rank a pick (``rules.prices.pick_tiers``)."""
         tiers = set(self.rules.prices.pick_billing)
-        return [o for o in self.current_offers if o.billing in tiers]
+        sources = set(self.rules.prices.pick_tiers)
+        return [o for o in self.current_offers if o.billing in tiers and o.source_tier in sources]
 
     def offers_for(self, gpu_id: str) -> list[Offer]:
         """Every offer of one GPU, current and history."""

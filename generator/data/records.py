@@ -219,6 +219,19 @@ class PricePer(StrEnum):
     card = "card"
 
 
+class SourceTier(StrEnum):
+    """How close a price's source is to the provider that sells at it (first-hand first)."""
+
+    provider_page = "provider_page"  # the provider's own price page
+    provider_api = "provider_api"  # the provider's own pricing API or machine-readable catalogue
+    provider_doc = "provider_doc"  # a provider's document, article or announcement
+    aggregator = "aggregator"  # a third-party aggregator, price tracker, dataset or market report
+    article = "article"  # a third party's article, research note, blog post or bill
+
+
+#: the tiers that are the provider's own price list
+FIRST_HAND_TIERS = frozenset({SourceTier.provider_page, SourceTier.provider_api})
+
 Quote = Annotated[str, Field(min_length=1, max_length=500)]
 
 
@@ -253,6 +266,14 @@ class Offer(Record):
     region: ShortText | None = Field(default=None, description="Region or city, where published.")
     as_of: dt.date = Field(description="Date the source gives for the price, YYYY-MM-DD.")
     source: HttpUrl = Field(description="Where the price was seen: a page a reader can open.")
+    source_tier: SourceTier = Field(
+        strict=False,
+        description=(
+            "Who published the source: provider_page or provider_api (the provider's own price page or pricing "
+            "API), provider_doc (a provider's document or announcement), aggregator (a third-party tracker, "
+            "dataset or market report), article (a third party's article, note or bill)."
+        ),
+    )
     quote: Quote = Field(description="The source's own words for the price, copied exactly (for review).")
     promo: bool = Field(default=False, description="true for a limited-time promotional price (活动价).")
     variant_unstated: bool = Field(
@@ -270,6 +291,13 @@ class Offer(Record):
         ),
     )
     note: Text | None = Field(default=None, description="Anything a reader should know about this price.")
+    shape_note: Text | None = Field(
+        default=None,
+        description=(
+            "Why this instance's per-card price is above a smaller instance's of the same provider, GPU and billing "
+            "(once checked against the source); `gpu-guide check` then stops flagging it."
+        ),
+    )
     outlier_note: Text | None = Field(
         default=None,
         description=(
@@ -354,9 +382,20 @@ class Extra(Record):
     note: Text | None = Field(default=None, description="What exactly is charged (Chinese).")
 
 
-class FabricKind(StrEnum):
-    """The network a provider sells between its GPU servers for one job."""
+class NodeShape(Record):
+    """A GPU a provider rents only as whole multi-card nodes (e.g. 8-GPU HGX instances), with the source
+    that shows it."""
 
+    gpu: Slug = Field(description="Id of the GPU in gpus.yaml.")
+    cards: int = Field(ge=2, le=64, description="Cards in the smallest instance the provider rents.")
+    source: HttpUrl = Field(description="The provider's page or document that shows the instance shapes.")
+    quote: Quote = Field(description="The source's own words for the shape.")
+
+
+class FabricKind(StrEnum):
+    """The cross-host network a provider sells between its GPU servers for one job."""
+
+    none = "none"  # stated: no network between hosts for one job
     infiniband = "infiniband"
     roce = "roce"
     efa = "efa"  # AWS Elastic Fabric Adapter (SRD over AWS's own network)
@@ -364,12 +403,19 @@ class FabricKind(StrEnum):
 
 class Fabric(Record):
     """A cross-host fabric a provider sells with its multi-GPU servers: what lets one training job
-    (or one model copy) span several nodes. Without one, plans stay inside one server."""
+    (or one model copy) span several nodes. Without one (or ``none``), plans stay inside one server."""
 
-    kind: FabricKind = Field(strict=False, description="infiniband, roce or efa.")
-    gbps_per_gpu: float = Field(gt=0, le=10_000, description="Network bandwidth per GPU, Gbit/s.")
+    kind: FabricKind = Field(strict=False, description="none, infiniband, roce or efa.")
+    gbps_per_gpu: float | None = Field(
+        default=None, gt=0, le=10_000, description="Cross-host bandwidth per GPU in Gbit/s, where the source says."
+    )
     source: HttpUrl = Field(description="The provider's page that states the fabric.")
     quote: Quote = Field(description="The source's own words for the fabric.")
+
+    @property
+    def spans_hosts(self) -> bool:
+        """Whether one job may span this provider's servers."""
+        return self.kind is not FabricKind.none
 
 
 class Provider(Record):
@@ -383,9 +429,16 @@ class Provider(Record):
     )
     url: HttpUrl = Field(description="The provider's home page.")
     extras: list[Extra] = Field(default_factory=list, description="Charges besides the card, each with a source.")
+    node_only: list[NodeShape] = Field(
+        default_factory=list,
+        description=(
+            "GPUs this provider rents only as whole nodes of `cards` cards; an offer of such a GPU with fewer cards "
+            "is refused (a per-GPU price of a node is `cards: 8` with `per: card`)."
+        ),
+    )
     fabric: Fabric | None = Field(
         default=None,
-        description="The cross-host network sold with its multi-GPU servers (InfiniBand or RoCE); none: plans stay inside one server.",
+        description="The cross-host fabric the provider sells between nodes (none, InfiniBand, RoCE); unset: unknown.",
     )
     note: Text | None = Field(default=None, description="How this provider bills, what to watch for (Chinese).")
 

@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
-from generator.data.records import Billing, HttpUrl, Offload, Optimizer, Precision, Vendor
+from generator.data.records import Billing, HttpUrl, Offload, Optimizer, Precision, SourceTier, Vendor
 
 #: A precision name as YAML text (records.Precision's values).
 PrecisionName = Annotated[Precision, Strict(False)]
@@ -48,6 +48,7 @@ Regime = Annotated[ActivationRegime, Strict(False)]
 OptimizerName = Annotated[Optimizer, Strict(False)]
 BillingName = Annotated[Billing, Strict(False)]
 VendorName = Annotated[Vendor, Strict(False)]
+SourceTierName = Annotated[SourceTier, Strict(False)]
 
 _Fraction = Field(gt=0, le=1)
 
@@ -133,7 +134,8 @@ class PriceRules(_Section):
         ge=1,
         le=3650,
         description=(
-            "Offers older than this many days (before the newest price in the data) are history: "
+            "Offers older than this many days before the build date (SOURCE_DATE_EPOCH, else the commit "
+            "date of data/) are history: "
             "pages show them under 历史报价 and nothing is ranked or priced with them."
         ),
     )
@@ -142,6 +144,13 @@ class PriceRules(_Section):
         description=(
             "Billing tiers a recommendation may be priced with; other tiers (spot, reserved) are shown "
             "on the pages but never ranked."
+        ),
+    )
+    pick_tiers: list[SourceTierName] = Field(
+        min_length=1,
+        description=(
+            "Source tiers (offers.yaml source_tier) whose prices may rank and price a recommendation; offers of "
+            "other tiers are shown on the pages with their tier but never ranked."
         ),
     )
     runner_ups: int = Field(

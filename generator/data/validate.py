@@ -26,6 +26,7 @@ from generator.data.editorial import (
     TrendsFile,
 )
 from generator.data.load import Document, load_file
+from generator.data.market_check import market_problems
 from generator.data.problems import Problem, YamlPath, format_path
 from generator.data.records import (
     ApiPricesFile,
@@ -75,8 +76,12 @@ OPTIONAL_FILES: dict[str, BaseModel | None] = {
 }
 
 
-def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Catalogue | None, list[Problem]]:
-    """Load and validate every data file; return the catalogue, or None and the problems."""
+def load_catalogue(
+    data_dir: Path, display_root: Path | None = None, build_date: dt.date | None = None
+) -> tuple[Catalogue | None, list[Problem]]:
+    """Load and validate every data file; return the catalogue, or None and the problems.
+
+    ``build_date`` is the date prices are judged against (see :attr:`Catalogue.build_date`)."""
     problems: list[Problem] = []
     records: dict[str, BaseModel] = {}
     absent: set[str] = set()  # optional files left out
@@ -126,6 +131,7 @@ def load_catalogue(data_dir: Path, display_root: Path | None = None) -> tuple[Ca
         providers={p.id: p for p in records["providers.yaml"].providers},  # type: ignore[attr-defined]
         fx=list(records["fx.yaml"].rates),  # type: ignore[attr-defined]
         searched=list(records["comparisons.yaml"].comparisons),  # type: ignore[attr-defined]
+        build_date=build_date,
     )
     problems += cross_check(cat, docs)
     if any(p.severity.value == "error" for p in problems):
@@ -550,6 +556,7 @@ def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
             if sc.output_tokens is not None and sc.workload.value != "inference":
                 at("scenarios.yaml", (*here, "output_tokens"), "output_tokens is for serving (workload: inference)")
     problems += editorial_check(cat)
+    problems += market_problems(cat)
     return problems
 
 

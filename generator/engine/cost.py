@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from generator.data.catalogue import Catalogue, rate_on
 from generator.data.records import Billing, Currency, Delivery, FxRate, Offer, PricePer, PriceUnit
 from generator.data.rules import CostRules, Rules
+from generator.engine.tariff import Tariff, tariffs_of
 
 
 class BillingMode(StrEnum):
@@ -39,6 +41,9 @@ class Pricing:
 
     rules: CostRules
     rates: tuple[FxRate, ...] = field(default=())
+    #: each provider's own extras in yuan (providers.yaml extras), by provider id; a provider left
+    #: out, or an item it does not price, uses the rules' marked assumptions
+    tariffs: Mapping[str, Tariff] = field(default_factory=dict)
     #: (currency, date) -> rate; lookups repeat for every option priced
     _memo: dict[tuple[Currency, dt.date], FxRate | None] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
@@ -64,7 +69,7 @@ class Pricing:
 
 def pricing_of(cat: Catalogue) -> Pricing:
     """The pricing of one catalogue: its cost rules and its exchange rates."""
-    return Pricing(cat.rules.cost, tuple(cat.fx))
+    return Pricing(cat.rules.cost, tuple(cat.fx), tariffs_of(cat.providers.values(), cat.fx, cat.rules.cost))
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,8 @@ class MonthlyCost:
     egress: float
     public_ip: float
     idle_rent: float  # part of gpu_rent paid for hours nobody used (monthly billing)
+    #: extras priced by the provider's own tariff ('disk', 'egress', 'public_ip'); the rest are assumptions
+    sourced: tuple[str, ...] = ()
 
     @property
     def total(self) -> float:
@@ -177,6 +184,10 @@ def monthly_cost(offer: Offer, cards: int, usage: Usage, pricing: Pricing) -> Mo
         rent = instance_hour * billed_hours * instances
         idle = instance_hour * (billed_hours - hours_used) * instances
         billing = BillingMode.by_use
+    tariff = pricing.tariffs.get(offer.provider, Tariff())
+    disk_rate = _either(tariff.disk_cny_per_gb_month, rules.disk_cny_per_gb_month)
+    egress_rate = _either(tariff.egress_cny_per_gb, rules.egress_cny_per_gb)
+    ip_rate = _either(tariff.public_ip_cny_month, rules.public_ip_cny_month)
     return MonthlyCost(
         offer_id=offer.id,
         billing=billing,
@@ -184,11 +195,17 @@ def monthly_cost(offer: Offer, cards: int, usage: Usage, pricing: Pricing) -> Mo
         cards_rented=instances * offer.cards,
         hours_used=hours_used,
         gpu_rent=rent,
-        disk=usage.disk_gb * rules.disk_cny_per_gb_month,
-        egress=usage.egress_gb_month * rules.egress_cny_per_gb,
-        public_ip=rules.public_ip_cny_month * instances if usage.public_ip else 0.0,
+        disk=usage.disk_gb * disk_rate,
+        egress=usage.egress_gb_month * egress_rate,
+        public_ip=ip_rate * instances if usage.public_ip else 0.0,
         idle_rent=idle,
+        sourced=tariff.sourced(),
     )
+
+
+def _either(own: float | None, assumed: float) -> float:
+    """The provider's own price where it publishes one, else the rules' assumption."""
+    return assumed if own is None else own
 
 
 def billed_hours(offer: Offer, hours: float, rules: CostRules) -> float:

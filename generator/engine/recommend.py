@@ -225,7 +225,7 @@ def _measure(workload: Workload, sizing: Sizing, c: Constraints) -> plans.Measur
 
 def _has_fabric(cat: Catalogue, offer: Offer) -> bool:
     provider = cat.providers.get(offer.provider)
-    return provider is not None and provider.fabric is not None
+    return provider is not None and provider.fabric is not None and provider.fabric.spans_hosts
 
 
 def _apply(opt: Option, plan: plans.Plan, measure: plans.Measure) -> None:

@@ -29,6 +29,7 @@ from generator.engine.flags import num, request_flags
 from generator.engine.recommend import scenario_requires_cuda
 from generator.engine.request import Request
 from generator.engine.sizing import MAX_CARDS
+from generator.engine.tariff import tariffs_of
 from generator.pages.names import (
     BILLING_NAMES,
     DELIVERY_NAMES,
@@ -51,6 +52,15 @@ def calculator_data(cat: Catalogue) -> dict[str, Any]:
         "models": [_model(m) for m in cat.models.values()],
         "offers": [_offer(cat, o) for o in cat.pickable_offers],
         "providers": {p.id: p.name for p in cat.providers.values()},
+        # each provider's own extras in yuan (generator/engine/tariff.py), as the Python cost model uses them
+        "tariffs": {
+            pid: {
+                "disk_cny_per_gb_month": t.disk_cny_per_gb_month,
+                "egress_cny_per_gb": t.egress_cny_per_gb,
+                "public_ip_cny_month": t.public_ip_cny_month,
+            }
+            for pid, t in tariffs_of(cat.providers.values(), cat.fx, cat.rules.cost).items()
+        },
         "fx": [
             {"currency": r.currency.value, "cny_per_unit": r.cny_per_unit, "as_of": r.as_of.isoformat()} for r in cat.fx
         ],
@@ -142,7 +152,7 @@ def _offer(cat: Catalogue, o: Offer) -> dict[str, Any]:
         "as_of": o.as_of.isoformat(),
         "variant_unstated": o.variant_unstated,
         # whether the provider sells a cross-host fabric (plans.spans_hosts_ok)
-        "fabric": cat.providers[o.provider].fabric is not None,
+        "fabric": (f := cat.providers[o.provider].fabric) is not None and f.spans_hosts,
         "label": f"{cat.providers[o.provider].name} {price_label(o)}" + (f"（{o.cards} 卡）" if o.cards > 1 else ""),
     }
 

@@ -311,7 +311,7 @@ def chart_keys(frame: pd.DataFrame) -> dict[str, str]:
 
 def price_points(frame: pd.DataFrame, cat: Catalogue, keys: dict[str, str] | None = None) -> list[Point]:
     """Per GPU (ladder order) and kind, the lowest card-month price: current, promotional, and
-    history (seen more than ``rules.prices.fresh_days`` before the newest price, or replaced by a newer one);
+    history (seen more than ``rules.prices.fresh_days`` before the build date, or replaced by a newer one);
     billing tiers that may rank a recommendation only (``rules.prices.pick_billing``)."""
     if not cat.offers:
         return []

@@ -37,6 +37,7 @@ class SiteContext:
     """Names and settings every template may use."""
 
     as_of: str
+    build_date: str  # the date prices are judged against (SOURCE_DATE_EPOCH or the commit date of data/)
     site_name: str
     delivery_names: Mapping[str, str]
     workload_names: Mapping[str, str]
@@ -48,6 +49,7 @@ class SiteContext:
     fallback_note: Callable[..., str]
     form_note: Callable[..., str | None]
     billing_names: Mapping[str, str]
+    tier_names: Mapping[str, str]  # offers.yaml source_tier -> the link text of a price's source
     provider_names: Mapping[str, str]  # provider id -> display name
     market_names: Mapping[str, str]
     provider_kind_names: Mapping[str, str]
@@ -55,6 +57,7 @@ class SiteContext:
     fresh_days: int  # rules.prices.fresh_days: the freshness window pages name (claims, rent or buy, prices)
     month_hours: float  # rules.cost.hours_per_month: a card-month
     pick_billing: list[str]  # billing tiers that rank a recommendation, as names
+    pick_tiers: list[str]  # source tiers whose prices may rank a recommendation (rules.prices.pick_tiers), as names
     serving_stack: str  # the serving software serving figures assume (rules.yaml), e.g. vLLM
     max_concurrency: str  # the engine's cap on concurrent sequences per card class, in words (rules.yaml speed.serving)
     latency_floor: Any  # rules.decision.latency_floor: the slowest serving a plan may give a user

@@ -24,6 +24,7 @@ from generator.pages.names import (
     PRECISION_NAMES,
     PROVIDER_KIND_NAMES,
     SITE_NAME,
+    SOURCE_TIER_NAMES,
     WORKLOAD_NAMES,
 )
 from generator.pages.plan import plan_pages
@@ -34,6 +35,7 @@ from generator.results.evaluate import Results
 def site_context(cat: Catalogue) -> SiteContext:
     return SiteContext(
         as_of=cat.as_of.isoformat(),
+        build_date=cat.today.isoformat(),
         site_name=SITE_NAME,
         delivery_names=DELIVERY_NAMES,
         workload_names=WORKLOAD_NAMES,
@@ -45,6 +47,7 @@ def site_context(cat: Catalogue) -> SiteContext:
         fallback_note=fallback_note,
         form_note=form_note,
         billing_names=BILLING_NAMES,
+        tier_names=SOURCE_TIER_NAMES,
         provider_names={p.id: p.name for p in cat.providers.values()},
         market_names=MARKET_NAMES,
         provider_kind_names=PROVIDER_KIND_NAMES,
@@ -52,6 +55,7 @@ def site_context(cat: Catalogue) -> SiteContext:
         fresh_days=cat.rules.prices.fresh_days,
         month_hours=cat.rules.cost.hours_per_month,
         pick_billing=[BILLING_NAMES[b.value] for b in cat.rules.prices.pick_billing],
+        pick_tiers=[SOURCE_TIER_NAMES[t.value] for t in cat.rules.prices.pick_tiers],
         serving_stack=cat.rules.memory.inference.serving_stack.name,
         latency_floor=cat.rules.decision.latency_floor,
         max_concurrency=_concurrency_words(cat),

@@ -11,6 +11,14 @@ from generator.data.records import GpuFigure
 SITE_NAME = "GPU 算力租赁选型指南"
 
 DELIVERY_NAMES = {"container": "容器实例", "vm": "云服务器", "bare_metal": "裸金属", "unspecified": "未注明"}
+#: offers.yaml source_tier, as the link text of a price's source
+SOURCE_TIER_NAMES = {
+    "provider_page": "官网价格页",
+    "provider_api": "官方价格接口",
+    "provider_doc": "官方文章",
+    "aggregator": "第三方汇总",
+    "article": "第三方文章",
+}
 BILLING_NAMES = {"on_demand": "按量", "daily": "按天", "monthly": "包月", "spot": "抢占式", "reserved": "长期合约"}
 CURRENCY_SIGNS = {"CNY": "¥", "USD": "$"}
 CURRENCY_NAMES = {"CNY": "人民币", "USD": "美元"}

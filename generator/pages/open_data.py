@@ -80,8 +80,8 @@ def gpus_csv(cat: Catalogue) -> bytes:
 OFFER_COLUMNS = [
     "id", "provider", "provider_name", "gpu", "cards", "per", "delivery", "billing", "unit",
     "price", "price_low", "price_high", "currency", "card_hour_cny", "card_month_cny", "fx_cny_per_unit", "fx_as_of",
-    "vcpu", "ram_gb", "disk_gb", "region", "as_of", "status", "promo", "variant_unstated",
-    "source", "quote", "note", "outlier_note",
+    "vcpu", "ram_gb", "disk_gb", "region", "as_of", "age_days", "status", "promo", "variant_unstated",
+    "source", "source_tier", "quote", "note", "outlier_note",
 ]  # fmt: skip
 
 
@@ -98,6 +98,7 @@ def offer_records(cat: Catalogue) -> list[dict[str, Any]]:
             card_month_cny=round(costs.card_month_cny(o, pricing), 2),
             fx_cny_per_unit=rate.cny_per_unit if rate else None,
             fx_as_of=rate.as_of.isoformat() if rate else None,
+            age_days=cat.age_days(o),
             status="current" if cat.is_current(o) else "history",
         )
         rows.append({k: raw.get(k) for k in OFFER_COLUMNS})

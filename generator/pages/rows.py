@@ -153,13 +153,19 @@ def offer_rows(cat: Catalogue, offers: list[Offer], pricing: costs.Pricing | Non
 
 
 def date_label(cat: Catalogue, offer: Offer) -> str:
-    """The offer's date, marked when it is older than the freshness window.
+    """The offer's date and its age on the build date ('2026-10-17（45 天前）'), marked when it is
+    history.
 
-    Measured against the data's edition date, not today, so the same data always builds
-    the same page; ``gpu-guide check`` judges age against the date it is given.
+    Measured against the build date (an input: SOURCE_DATE_EPOCH or the commit date of data/),
+    never the clock, so the same data and date always build the same page.
     """
-    lag = (cat.as_of - offer.as_of).days
-    return f"{offer.as_of}（比本期最新报价早 {lag} 天）" if not cat.is_current(offer) else offer.as_of.isoformat()
+    age = cat.age_days(offer)
+    when = "当天" if age == 0 else f"{age} 天前"
+    if cat.is_current(offer):
+        return f"{offer.as_of}（{when}）"
+    if offer.id in cat.replaced:
+        return f"{offer.as_of}（{when}，已被新报价取代）"
+    return f"{offer.as_of}（{when}，超过 {cat.rules.prices.fresh_days} 天时效）"
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Which rental prices count as current, and the cheapest card-month among them.
 
-A price is *current* when it is at most ``rules.prices.fresh_days`` older than the newest
-price in the data (the edition date, never today's date) and no newer price of the same
+A price is *current* when it is at most ``rules.prices.fresh_days`` older than the build date
+(an input: SOURCE_DATE_EPOCH or the commit date of data/, never the clock) and no newer price of the same
 product ``replaces`` it (:meth:`Catalogue.is_current`), the same test the pages use to
 show a price as history. The prices that stand for today's market here are the current
 ones in a billing tier that may price a recommendation (``rules.prices.pick_billing``: a

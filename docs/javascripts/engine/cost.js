@@ -21,11 +21,14 @@ export function rateOn(rates, currency, on) {
   return mine.find((r) => r.as_of === best.as_of);
 }
 
-/** Pricing: the cost rules and the dated exchange rates. */
+/** Pricing: the cost rules, the dated exchange rates and each provider's own extras in yuan
+ * (`tariffs`: provider id -> {disk_cny_per_gb_month, egress_cny_per_gb, public_ip_cny_month}, null where
+ * the provider prices none; computed by generator/engine/tariff.py). */
 export class Pricing {
-  constructor(costRules, rates) {
+  constructor(costRules, rates, tariffs = {}) {
     this.rules = costRules;
     this.rates = rates;
+    this.tariffs = tariffs;
   }
 
   /** cny_factor: yuan per unit of the offer's currency (1 for yuan). */
@@ -73,13 +76,18 @@ export function monthlyCost(offer, cards, usage, pricing) {
     idle = instanceHour * (billedHours - hoursUsed) * instances;
     billing = "by_use";
   }
-  const disk = usage.disk_gb * rules.disk_cny_per_gb_month;
-  const egress = usage.egress_gb_month * rules.egress_cny_per_gb;
-  const publicIp = usage.public_ip ? rules.public_ip_cny_month * instances : 0;
+  // the provider's own tariff where it publishes one, else the rules' marked assumption
+  const own = Object.prototype.hasOwnProperty.call(pricing.tariffs, offer.provider) ? pricing.tariffs[offer.provider] : {};
+  const pick = (mine, assumed) => (mine === null || mine === undefined ? assumed : mine);
+  const disk = usage.disk_gb * pick(own.disk_cny_per_gb_month, rules.disk_cny_per_gb_month);
+  const egress = usage.egress_gb_month * pick(own.egress_cny_per_gb, rules.egress_cny_per_gb);
+  const publicIp = usage.public_ip ? pick(own.public_ip_cny_month, rules.public_ip_cny_month) * instances : 0;
+  const sourced = [["disk", own.disk_cny_per_gb_month], ["egress", own.egress_cny_per_gb],
+    ["public_ip", own.public_ip_cny_month]].filter(([, v]) => v !== null && v !== undefined).map(([k]) => k);
   const total = rent + disk + egress + publicIp;
   return {
     offer_id: offer.id, billing, instances, cards_rented: instances * offer.cards, hours_used: hoursUsed,
-    gpu_rent: rent, disk, egress, public_ip: publicIp, idle_rent: idle, total,
+    gpu_rent: rent, disk, egress, public_ip: publicIp, idle_rent: idle, total, sourced,
     non_gpu_share: total === 0 ? 0 : (total - rent) / total,
   };
 }

@@ -244,7 +244,7 @@ export function buildRequest(data, v) {
 
 /** The page's data made ready for the engine: offers that may price an option, and the pricing. */
 export function catalogue(data) {
-  return { rules: data.rules, gpus: data.gpus, offers: data.offers, pricing: new Pricing(data.rules.cost, data.fx) };
+  return { rules: data.rules, gpus: data.gpus, offers: data.offers, pricing: new Pricing(data.rules.cost, data.fx, data.tariffs || {}) };
 }
 
 /** recommend_result: every GPU ranked, with the pick, for the flags in `query`.

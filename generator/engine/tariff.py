@@ -1,0 +1,78 @@
+"""Each provider's own extras in yuan: disk per GB-month, egress per GB, a public IP per month.
+
+Read from ``providers.yaml`` ``extras`` (each with its source): the first extra of an item in a unit
+the cost model can use (disk: ``gb_month`` or ``gb_day``; egress: ``gb``; public IP: ``month`` or
+``hour``) prices that item; anything else leaves it to ``rules.yaml``'s marked assumptions
+(``cost.disk_cny_per_gb_month`` and the rest). Foreign prices use the exchange rate of the extra's
+date. The calculator gets the same figures precomputed (``generator.pages.calculator``), so the
+JS port only chooses between a tariff and an assumption, as :func:`generator.engine.cost.monthly_cost`
+does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from generator.data.catalogue import rate_on
+from generator.data.records import Currency, Extra, ExtraItem, ExtraUnit, FxRate, Provider
+from generator.data.rules import CostRules
+
+#: the extras the cost model prices, by the field name of MonthlyCost
+ITEMS = ("disk", "egress", "public_ip")
+
+
+@dataclass(frozen=True)
+class Tariff:
+    """One provider's extras in yuan; None where it publishes none the model can use."""
+
+    disk_cny_per_gb_month: float | None = None
+    egress_cny_per_gb: float | None = None
+    public_ip_cny_month: float | None = None
+
+    def sourced(self) -> tuple[str, ...]:
+        """The items priced by the provider's own tariff (the rest are assumptions)."""
+        values = (self.disk_cny_per_gb_month, self.egress_cny_per_gb, self.public_ip_cny_month)
+        return tuple(name for name, v in zip(ITEMS, values, strict=True) if v is not None)
+
+
+def _yuan(x: Extra, rates: list[FxRate]) -> float | None:
+    if x.currency is Currency.cny:
+        return x.price
+    rate = rate_on(rates, x.currency, x.as_of)
+    return None if rate is None else x.price * rate.cny_per_unit
+
+
+def _first(
+    extras: Iterable[Extra], item: ExtraItem, units: dict[ExtraUnit, float], rates: list[FxRate]
+) -> float | None:
+    for x in extras:
+        if x.item is item and x.unit in units:
+            yuan = _yuan(x, rates)
+            if yuan is not None:
+                return yuan * units[x.unit]
+    return None
+
+
+def tariff_of(provider: Provider, rates: list[FxRate], rules: CostRules) -> Tariff:
+    """The provider's extras converted to the units the cost model uses."""
+    month = rules.hours_per_month
+    return Tariff(
+        disk_cny_per_gb_month=_first(
+            provider.extras, ExtraItem.disk, {ExtraUnit.gb_month: 1.0, ExtraUnit.gb_day: month / 24}, rates
+        ),
+        egress_cny_per_gb=_first(provider.extras, ExtraItem.egress, {ExtraUnit.gb: 1.0}, rates),
+        public_ip_cny_month=_first(
+            provider.extras, ExtraItem.public_ip, {ExtraUnit.month: 1.0, ExtraUnit.hour: month}, rates
+        ),
+    )
+
+
+def tariffs_of(providers: Iterable[Provider], rates: list[FxRate], rules: CostRules) -> dict[str, Tariff]:
+    """Every provider's tariff, by provider id (providers publishing none usable are left out)."""
+    out = {}
+    for p in providers:
+        t = tariff_of(p, rates, rules)
+        if t.sourced():
+            out[p.id] = t
+    return out

@@ -1,0 +1,74 @@
+"""Each provider's own extras price its offers (providers.yaml extras); the rules' marked assumptions
+only where a provider publishes none, and the monthly cost table says which."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+from conftest import MINI_BUILD_DATE, REPO
+
+from generator.data.records import Extra, FxRate, Provider
+from generator.data.validate import load_catalogue
+from generator.engine import cost
+from generator.engine.tariff import tariff_of
+
+DAY = dt.date(2026, 7, 1)
+RATES = [FxRate.model_validate(dict(currency="USD", cny_per_unit=7.0, as_of=DAY, source="https://example.com/fx",
+                                    quote="7.0"))]  # fmt: skip
+
+
+def extra(item: str, price: float, currency: str, unit: str) -> Extra:
+    return Extra.model_validate(dict(item=item, price=price, currency=currency, unit=unit, as_of=DAY,
+                                     source="https://example.com/", quote=f"{price}"))  # fmt: skip
+
+
+def provider(*extras: Extra) -> Provider:
+    return Provider.model_validate(dict(id="p", name="P", market="intl", kind="cloud", url="https://example.com",
+                                        extras=list(extras)))  # fmt: skip
+
+
+def test_units_become_the_cost_models() -> None:
+    """¥0.01 per GB-day is 0.01 x 730 / 24 per GB-month; $0.00672 an hour for an IP is
+    0.00672 x 7.0 x 730 a month; $0 egress is free; a disk priced per month-instance is not usable."""
+    cat, _ = load_catalogue(REPO / "data")
+    assert cat is not None
+    month = cat.rules.cost.hours_per_month
+    assert month == 730
+    t = tariff_of(provider(extra("disk", 0.01, "CNY", "gb_day"), extra("egress", 0, "USD", "gb"),
+                           extra("public_ip", 0.00672, "USD", "hour")), RATES, cat.rules.cost)  # fmt: skip
+    assert t.disk_cny_per_gb_month == pytest.approx(0.01 * 730 / 24)
+    assert t.egress_cny_per_gb == 0
+    assert t.public_ip_cny_month == pytest.approx(0.00672 * 7.0 * 730)
+    assert t.sourced() == ("disk", "egress", "public_ip")
+    assert tariff_of(provider(extra("disk", 5, "CNY", "month")), RATES, cat.rules.cost).sourced() == ()
+
+
+def test_offers_use_their_providers_tariff(mini: Path) -> None:
+    """Fixture Market publishes free egress (0 USD/GB): its offers pay no traffic; Fixture Cloud
+    publishes no egress price, so its offers pay the assumed ¥0.8/GB; both say which."""
+    cat, _ = load_catalogue(mini / "data", mini, build_date=MINI_BUILD_DATE)
+    assert cat is not None
+    pricing = cost.pricing_of(cat)
+    usage = cost.Usage(hours_per_month=100, disk_gb=500, egress_gb_month=100, public_ip=True)
+    market = next(o for o in cat.offers if o.id == "m-4090-usd")
+    cloud = next(o for o in cat.offers if o.id == "c-4090-hour")
+    m = cost.monthly_cost(market, 1, usage, pricing)
+    c = cost.monthly_cost(cloud, 1, usage, pricing)
+    assert m.egress == 0 and "egress" in m.sourced
+    assert c.egress == pytest.approx(100 * 0.8) and "egress" not in c.sourced
+    # Fixture Cloud's disk is its own ¥0.35/GB-month: 500 x 0.35
+    assert c.disk == pytest.approx(175) and "disk" in c.sourced
+    assert c.public_ip == pytest.approx(20) and m.public_ip == pytest.approx(20)  # nobody prices an IP: assumed
+
+
+def test_monthly_table_says_which(mini: Path) -> None:
+    from generator.pipeline import Project, generate
+
+    gen = generate(Project.at(mini, build_date=MINI_BUILD_DATE))
+    pages = [
+        v.decode("utf-8") for k, v in gen.files.items() if k.startswith("scenarios/") and k != "scenarios/index.md"
+    ]
+    text = "\n".join(pages)
+    assert "| 数据盘（平台标价） |" in text and "| 公网 IP（编辑假设） |" in text
