@@ -130,7 +130,7 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         project = _copy(Path(tmp))
-        run_once(project)  # warm-up: imports, jieba's dictionary
+        run_once(project)  # warm-up: imports
         runs = [run_once(project) for _ in range(args.runs)]
         pages = sum(1 for p in (project.docs).rglob("*.md"))
         kinds = page_counts(project.docs)

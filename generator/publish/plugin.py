@@ -13,9 +13,7 @@ Registered in ``mkdocs.yml`` (``plugins: - gpu-guide``) through the package's
 * make front matter descriptions safe inside a quoted HTML attribute: Material writes
   ``<meta name="description" content="{{ page.meta.description }}">`` unescaped;
 * fail the build when a generated page arrives without its parsed front matter (its
-  title and description would be lost and the header shown as text);
-* keep jieba's dictionary cache (Chinese search) in a folder only this user can write
-  (:mod:`generator.publish.search_cache`), not in the shared ``/tmp``.
+  title and description would be lost and the header shown as text).
 """
 
 from __future__ import annotations
@@ -35,7 +33,6 @@ from mkdocs.structure.pages import Page
 
 from generator.data.problems import Severity
 from generator.pages.render import MARKER
-from generator.publish.search_cache import private_jieba_cache
 from generator.publish.site_config import check_settings
 
 log = logging.getLogger("mkdocs.plugins.gpu-guide")
@@ -47,7 +44,6 @@ class GpuGuideConfig(Config):
 
 class GpuGuidePlugin(BasePlugin[GpuGuideConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        private_jieba_cache()  # before the search plugin segments its first page
         raw = {"site_url": config.site_url, "extra": dict(config.extra)}
         path = Path(config.config_file_path or "mkdocs.yml")
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
