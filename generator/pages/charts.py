@@ -362,6 +362,25 @@ def ladder_page_charts(ranked: pd.DataFrame, cat: Catalogue) -> dict[str, str]:
 CHART_FILES = {"ladder": "ladder.svg", "price": "price-vs-tflops.svg", "memory": "memory-vs-bandwidth.svg"}
 
 
+@dataclass(frozen=True)
+class LazyChart:
+    """A chart below the fold, shown as ``<img loading="lazy">`` of its .svg file: the page's HTML
+    stays small and the browser fetches the drawing only when the reader scrolls near it."""
+
+    file: str  #: under assets/charts/
+    width: str
+    height: str
+    alt: str  #: the chart's own text description (its <desc>): every point, in words
+
+
+def lazy_chart(name: str, svg_text: str) -> LazyChart:
+    """The lazy image of one of the ladder page's charts (from :func:`ladder_page_charts`)."""
+    size = re.match(r'<svg [^>]*viewBox="0 0 ([\d.]+) ([\d.]+)"', svg_text)
+    desc = re.search(r"<desc>(.*?)</desc>", svg_text, re.S)
+    assert size and desc, "not a chart from document()"
+    return LazyChart(CHART_FILES[name], size.group(1), size.group(2), desc.group(1))
+
+
 # --------------------------------------------------------------------------- price history (GPU pages)
 
 

@@ -13,7 +13,9 @@ Registered in ``mkdocs.yml`` (``plugins: - gpu-guide``) through the package's
 * make front matter descriptions safe inside a quoted HTML attribute: Material writes
   ``<meta name="description" content="{{ page.meta.description }}">`` unescaped;
 * fail the build when a generated page arrives without its parsed front matter (its
-  title and description would be lost and the header shown as text).
+  title and description would be lost and the header shown as text);
+* write the calculator's scripts as one file, ``javascripts/calculator.bundle.js``
+  (:mod:`generator.publish.bundle`), when the docs have ``javascripts/calculator.js``.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from mkdocs.structure.pages import Page
 
 from generator.data.problems import Severity
 from generator.pages.render import MARKER
+from generator.publish.bundle import BUNDLE, ENTRY, BundleError, bundle
 from generator.publish.site_config import check_settings
 
 log = logging.getLogger("mkdocs.plugins.gpu-guide")
@@ -74,6 +77,18 @@ class GpuGuidePlugin(BasePlugin[GpuGuideConfig]):
         if isinstance(value, str):
             page.meta["description"] = value.replace('"', "&quot;").replace("'", "&#39;")
         return markdown
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        entry = Path(config.docs_dir) / ENTRY
+        if not entry.is_file():
+            return
+        try:
+            text = bundle(entry)
+        except BundleError as exc:
+            raise PluginError(f"calculator bundle: {exc}") from None
+        out = Path(config.site_dir) / BUNDLE
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
 
 
 def expand_nav(nav: Any, docs_dir: Path) -> Any:
