@@ -370,15 +370,15 @@ class LazyChart:
     file: str  #: under assets/charts/
     width: str
     height: str
-    alt: str  #: the chart's own text description (its <desc>): every point, in words
+    alt: str  #: the chart's title (escaped, from its <title>); every figure it plots is in the ladder table
 
 
 def lazy_chart(name: str, svg_text: str) -> LazyChart:
     """The lazy image of one of the ladder page's charts (from :func:`ladder_page_charts`)."""
     size = re.match(r'<svg [^>]*viewBox="0 0 ([\d.]+) ([\d.]+)"', svg_text)
-    desc = re.search(r"<desc>(.*?)</desc>", svg_text, re.S)
-    assert size and desc, "not a chart from document()"
-    return LazyChart(CHART_FILES[name], size.group(1), size.group(2), desc.group(1))
+    title = re.search(r"<title>(.*?)</title>", svg_text, re.S)
+    assert size and title, "not a chart from document()"
+    return LazyChart(CHART_FILES[name], size.group(1), size.group(2), title.group(1) + "（各卡的数字见本页天梯表）")
 
 
 # --------------------------------------------------------------------------- price history (GPU pages)
