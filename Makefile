@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: site test serve check lint data-check bench schemas clean
+.PHONY: site test serve check lint data-check bench lighthouse schemas clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -39,6 +39,12 @@ data-check: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m generator.cli.bench $(ARGS)
+
+# Lighthouse (npm, pinned in tools/lighthouse/package-lock.json) on eight page kinds of site/, served
+# with gzip, in Debian's chromium; prints the scores table. Slow and machine-dependent: not in `make test`.
+lighthouse: $(STAMP)
+	test -f site/index.html || $(BIN)/gpu-guide build
+	tools/lighthouse/run.sh site
 
 # JSON Schemas for editors' YAML tooling, generated from the record models
 schemas: $(STAMP)

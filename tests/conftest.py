@@ -101,6 +101,7 @@ def make_project(tmp: Path, edit: Callable[[Path], None] | None = None) -> Path:
     shutil.copy(REPO / "docs" / "javascripts" / "calculator.js", root / "docs" / "javascripts")
     shutil.copytree(REPO / "docs" / "javascripts" / "engine", root / "docs" / "javascripts" / "engine")
     shutil.copy(REPO / "docs" / "javascripts" / "ownership.js", root / "docs" / "javascripts")
+    shutil.copy(REPO / "docs" / "javascripts" / "search.js", root / "docs" / "javascripts")
     shutil.copy(REPO / "docs" / "stylesheets" / "extra.css", root / "docs" / "stylesheets")
     (root / "docs" / "about.md").write_text("# 关于\n\n手写页面。\n", encoding="utf-8")
     if edit is not None:

@@ -63,6 +63,18 @@ def test_ladder_sorts_by_memory_then_reverses(page, server: str) -> None:  # typ
     assert values == sorted(values, reverse=True)
 
 
+def test_an_empty_header_cell_is_not_an_unnamed_button(page, server: str) -> None:  # type: ignore[no-untyped-def]
+    """Issue #21 (Lighthouse, accessibility): the comparison tables' empty corner cell became a
+    button with no name."""
+    page.goto(f"{server}/compare/h100-sxm-80g-vs-a100-sxm-80g/")
+    page.wait_for_selector("article table[data-sortable]")
+    cells = page.eval_on_selector_all(
+        "article table[data-sortable] thead th", "hs => hs.map(h => [h.textContent.trim(), h.getAttribute('role')])"
+    )
+    assert any(text == "" for text, _ in cells)
+    assert all((role == "button") == (text != "") for text, role in cells), cells
+
+
 def test_missing_prices_sort_last_both_ways(page, server: str) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{server}/ladder/")
     page.wait_for_selector("article table[data-sortable]")

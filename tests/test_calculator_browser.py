@@ -219,6 +219,60 @@ def test_bad_input_shows_a_message_and_no_result(browser, server: str) -> None: 
     page.close()
 
 
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
+def test_the_answer_is_on_the_first_screen(browser, server: str, width: int, height: int) -> None:  # type: ignore[no-untyped-def]
+    """Issue #21: the result started 1,000–1,700 px down. Beside the form on a desktop, under the model
+    choice on a phone; it stays beside the form while the reader scrolls through the inputs."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(f"{server}/calculator/")
+    page.wait_for_selector("#gpu-calc[data-ready]")
+    box = page.eval_on_selector("#calc-summary", "e => e.getBoundingClientRect().toJSON()")
+    model = page.eval_on_selector("#calc-model", "e => e.getBoundingClientRect().toJSON()")
+    assert page.text_content("#calc-summary").startswith("推荐：")
+    if width >= 1000:
+        assert box["bottom"] <= height and box["left"] > model["right"]  # beside the form, whole
+        page.mouse.wheel(0, 300)
+        page.wait_for_function("window.scrollY > 0")
+        top = page.eval_on_selector("#calc-summary", "e => e.getBoundingClientRect().top")
+        assert 0 <= top < height  # still in view
+    else:
+        assert model["bottom"] <= box["top"] and box["bottom"] - model["bottom"] <= height
+        form_first = page.eval_on_selector("#calc-workload", "e => e.getBoundingClientRect().top")
+        assert box["top"] < form_first  # before the rest of the form
+    page.close()
+
+
+def test_what_readers_type_is_read(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    """Issue #21: a full-width digit (a Chinese IME's ７) was refused; 只看国产 with 代码依赖 CUDA
+    found nothing; no billing tier said 计费方式不认识“”; full fine-tuning kept pure BF16."""
+    page = open_calc(browser, server, "?workload=inference&model=qwen2.5-72b")
+    page.fill("#calc-hours-per-month", "２００")
+    assert query_of(page).endswith("&hours-per-month=200")
+    assert page.get_attribute("#gpu-calc", "data-state") == "pick"
+    assert page.text_content("#calc-hours-per-month-error") == ""
+    page.check("#calc-domestic-only")
+    assert not page.is_checked("#calc-require-cuda")
+    q = query_of(page)
+    assert "domestic-only=1" in q and "no-require-cuda=1" in q
+    rows = page_rows(page)
+    vendors = {g.id: g.vendor.value for g in cat.gpus.values()}
+    assert rows == eligible(python(cat, q)) and rows and "NVIDIA" not in {vendors[g] for g, _, _ in rows}
+    page.uncheck("#calc-domestic-only")
+    for box in page.query_selector_all("input[name=billing]"):
+        box.uncheck()
+    assert page.get_attribute("#gpu-calc", "data-state") == "error"
+    message = page.text_content("#calc-billing-error")
+    assert "至少勾选一种计费方式" in message and "“”" not in page.text_content("#gpu-calc")
+    page.close()
+    page = open_calc(browser, server, "?workload=lora&model=qwen2.5-7b")
+    assert page.input_value("#calc-precision") == "bf16"
+    page.select_option("#calc-workload", "full")
+    assert page.input_value("#calc-precision") == "mixed"
+    assert "precision=mixed" in query_of(page)
+    no_overflow(page)
+    page.close()
+
+
 def test_empty_result_says_why_and_shows_the_nearest(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
     page = open_calc(browser, server, "?workload=inference&model=qwen2.5-7b&budget=100")
     assert page.get_attribute("#gpu-calc", "data-state") == "empty"

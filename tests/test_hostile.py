@@ -572,7 +572,8 @@ def test_open_data_round_trips_exactly(hostile: Path) -> None:
         assert offers[f"o-{i:02d}"]["region"] == P(i + 2)
         assert providers[f"v-{i:02d}"]["name"] == P(i)
         assert providers[f"v-{i:02d}"]["extras"][0]["note"] == f"{P(i + 3)} 盘 {ALL}"
-    json.loads((hostile / "site" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    entry = json.loads((hostile / "site" / "pagefind" / "pagefind-entry.json").read_text(encoding="utf-8"))
+    assert entry["languages"]["zh"]["page_count"] > N  # Pagefind indexed the hostile pages too
 
 
 def spreadsheet_safe(text: str) -> str:

@@ -11,13 +11,12 @@ link), symbolic links at or above a generated path, ``docs/`` or ``site/`` as a 
 planted swap journal, a journal of a live process, two writers at once (the write lock,
 with a second process), output folders the builder may not write (run without root's
 override where the tests run as root), staging folders that cannot be removed,
-jieba's cache in the shared temporary folder, and CSV cells that spreadsheets would run.
+and CSV cells that spreadsheets would run.
 """
 
 from __future__ import annotations
 
 import json
-import marshal
 import os
 import shutil
 import stat
@@ -446,48 +445,6 @@ def test_staging_folder_that_cannot_be_removed_is_reported(project: Path) -> Non
     finally:
         (dead / "stuck").chmod(0o755)
     assert leftovers(project) == [dead.name]  # reported, not silently left; the build's own folders are gone
-
-
-# --------------------------------------------------------------------------- jieba's cache
-
-JIEBA_CHECK = """
-import json, sys, jieba
-from pathlib import Path
-from generator.pipeline import Project, build
-
-# Control: a tokenizer left at jieba's defaults does load the planted file (so this test can fail).
-plain = jieba.Tokenizer()
-plain.initialize()
-planted_is_live = "种植词" in plain.FREQ
-
-build(Project.at(Path(sys.argv[1])))
-print(json.dumps({"planted_is_live": planted_is_live, "tmp_dir": jieba.dt.tmp_dir,
-                  "planted_used": "种植词" in jieba.dt.FREQ, "words": len(jieba.dt.FREQ)}))
-"""
-
-
-def test_jieba_cache_is_private(tmp_path: Path) -> None:
-    """Attack 8: jieba's cache in the shared /tmp could be planted by another user."""
-    shared = tmp_path / "shared-tmp"
-    shared.mkdir()
-    planted = shared / "jieba.cache"
-    planted.write_bytes(marshal.dumps(({"种植词": 1}, 1)))
-    before = planted.read_bytes()
-    cache_home = tmp_path / "cache"
-    root = make_project(tmp_path)
-    env = dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(shared), XDG_CACHE_HOME=str(cache_home))
-    done = subprocess.run(
-        [sys.executable, "-c", JIEBA_CHECK, str(root)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    got = json.loads(done.stdout.splitlines()[-1])
-    assert got["planted_is_live"] is True
-    assert got["tmp_dir"] == str(cache_home / "gpu-guide" / "jieba")
-    assert got["planted_used"] is False and got["words"] > 100_000  # jieba's own dictionary
-    assert stat.S_IMODE((cache_home / "gpu-guide" / "jieba").stat().st_mode) == 0o700
-    assert (cache_home / "gpu-guide" / "jieba" / "jieba.cache").is_file()
-    assert planted.read_bytes() == before
 
 
 # --------------------------------------------------------------------------- CSV for spreadsheets

@@ -228,14 +228,6 @@ def test_robots_txt_points_at_the_sitemap(built_site: Path) -> None:
     assert f"Sitemap: {SITE_URL}sitemap.xml" in text.splitlines()
 
 
-def test_search_index_segments_chinese(built_site: Path) -> None:
-    index = json.loads((built_site / "site" / "search" / "search_index.json").read_text(encoding="utf-8"))
-    assert "zh" in index["config"]["lang"]
-    text = " ".join(d["text"] for d in index["docs"])
-    # jieba's segmentation separates Chinese words with zero-width spaces in the index.
-    assert "显存" in text and "\u200b" in text
-
-
 def test_every_gpu_and_model_page_exists(built_site: Path) -> None:
     site = built_site / "site"
     gpus = yaml.safe_load((built_site / "data" / "gpus.yaml").read_text(encoding="utf-8"))["gpus"]

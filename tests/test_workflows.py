@@ -142,7 +142,20 @@ def test_deploy_workflow_builds_for_production_and_publishes_site() -> None:
     assert any(s.get("uses", "").startswith("actions/deploy-pages@") for s in steps(wf))
 
 
+def test_s3_workflow_builds_and_deploys_with_its_settings() -> None:
+    wf = load("deploy-s3.yml")
+    assert wf["on"]["push"]["branches"] == ["main"]
+    assert wf["permissions"] == {"contents": "read"}
+    script = runs(wf)
+    assert ".venv/bin/gpu-guide build --production" in script
+    assert '.venv/bin/gpu-guide deploy --to "${{ vars.S3_TARGET }}"' in script
+    assert "--endpoint" in script and "'.[deploy]'" in script
+    step = next(s for s in steps(wf) if "gpu-guide deploy" in s.get("run", ""))
+    assert step["env"]["AWS_SECRET_ACCESS_KEY"] == "${{ secrets.S3_SECRET_ACCESS_KEY }}"
+    assert all(job["if"] == "${{ vars.S3_TARGET != '' }}" for job in wf["jobs"].values())
+
+
 def test_actions_are_pinned_to_a_major_version() -> None:
-    for name in ("pr.yml", "deploy.yml"):
-        for ref in (s["uses"] for s in steps(load(name)) if "uses" in s):
+    for name in ("pr.yml", "deploy.yml", "deploy-s3.yml"):
+        for ref in uses(load(name)):
             assert ref.rsplit("@", 1)[1].startswith("v"), ref

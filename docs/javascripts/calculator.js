@@ -149,6 +149,10 @@ function init() {
     return true;
   };
 
+  /** Digits and signs typed with a Chinese IME come full-width (７, ．, －, ，): read them as ASCII. */
+  const halfWidth = (text) => text.replace(/[\uff01-\uff5e]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
+    .replace(/\u3000/g, " ");
+
   /** The form as query pairs: visible, non-empty fields only (empty = the engine's default). */
   function collect() {
     const pairs = [["workload", input("workload").value]];
@@ -156,7 +160,7 @@ function init() {
     for (const flag of TEXT_FLAGS) {
       if (flag === "params" && modelSelect.value !== "") continue;
       const box = input(flag);
-      if (box && visible(flag) && box.value.trim() !== "") pairs.push([flag, box.value.trim()]);
+      if (box && visible(flag) && halfWidth(box.value).trim() !== "") pairs.push([flag, halfWidth(box.value).trim()]);
     }
     const prec = input("precision").value;
     if (prec !== CLI_PRECISION) pairs.push(["precision", prec]);
@@ -394,6 +398,13 @@ function init() {
 
   function run(pairs) {
     clearErrors();
+    if (pairs.some(([k, v]) => k === "billing" && v === "")) {
+      // the engine would say 计费方式不认识“”: say what to do instead
+      showErrors([{ field: "billing", message: "至少勾选一种计费方式（按小时、按天或按月），才能比较价格。" }]);
+      share(pairs);
+      root.dataset.state = "error";
+      return;
+    }
     const r = recommendResult(data, pairs, cat);
     if (r.errors.length) showErrors(r.errors);
     else showResult(r);
@@ -409,8 +420,16 @@ function init() {
   // ------------------------------------------------------------------ events
 
   input("workload").addEventListener("change", () => {
-    fillPrecisions(input("precision").value);
+    // each workload starts at its own default precision (full fine-tuning: mixed, as the pages use)
+    fillPrecisions(kind() === "diffusion" ? input("precision").value : undefined);
     update();
+  });
+  // 只看国产加速卡: domestic accelerators do not run CUDA, so asking for both finds nothing
+  input("domestic-only").addEventListener("change", () => {
+    if (input("domestic-only").checked) input("require-cuda").checked = false;
+  });
+  input("require-cuda").addEventListener("change", () => {
+    if (input("require-cuda").checked) input("domestic-only").checked = false;
   });
   modelSelect.addEventListener("change", () => {
     const m = modelOf(modelSelect.value);
@@ -434,6 +453,7 @@ function init() {
     if (out.error) {
       msg.textContent = out.error;
       msg.className = "gpu-calc__error";
+      msg.scrollIntoView({ block: "nearest" });
       return;
     }
     for (const flag of [...ARCH_FLAGS, ...VARIANTS, "params", "experts", "experts-per-token", "active-params"]) {
@@ -444,6 +464,7 @@ function init() {
     msg.className = "gpu-calc__note";
     msg.textContent = `读到 ${grouped(out.total, 0)} 个参数（${fixed(out.total / 1e9, 2)}B），已填入参数量和结构。${out.note}`;
     update();
+    msg.scrollIntoView({ block: "nearest" });
   });
   $("calc-copy").addEventListener("click", async () => {
     try {

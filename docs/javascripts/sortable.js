@@ -25,6 +25,9 @@
     table.setAttribute("data-sortable", ""); /* not a class: Material styles table:not([class]) */
     var headers = table.tHead.rows[0].cells;
     Array.prototype.forEach.call(headers, function (th, index) {
+      /* an empty header cell (a comparison table's row-label column) has no name to sort by:
+         leave it a plain cell rather than an unnamed button */
+      if ((th.textContent || "").trim() === "") return;
       th.setAttribute("role", "button");
       th.setAttribute("tabindex", "0");
       function sort() {

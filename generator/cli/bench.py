@@ -10,6 +10,9 @@ the total. Speed is reported here, never asserted in tests.
 its own model pages) and compares it with the bundled one: pages, mkdocs seconds per
 page and mean HTML size per page. Flat ratios mean the build grows linearly with the
 page count, which is why programmatic pages stay out of Material's sidebar.
+
+Both also report the reader's side (:mod:`generator.cli.reader_bench`): the bytes of a first
+view per page kind and the bytes a search query fetches.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from generator.cli.reader_bench import report
 from generator.data.validate import load_catalogue
 from generator.pages.files import generated_files
 from generator.pipeline import Project
@@ -115,6 +119,7 @@ def main() -> int:
             scale_models(big, args.scale)
             sites = [("bundled", *scaled_run(base, args.runs)), (f"models x{args.scale}", *scaled_run(big, args.runs))]
             kbs = [html_weight(p.root / "site-bench")[1] for p in (base, big)]
+            readers = [report(p.root / "site-bench") for p in (base, big)]
         stages = list(sites[0][2])
         print(f"{'site':<16}{'HTML pages':>11}" + "".join(f"{s:>18}" for s in stages) + f"{'ms/page':>9}{'KB/page':>9}")
         for (name, n, med), kb in zip(sites, kbs, strict=True):
@@ -127,14 +132,18 @@ def main() -> int:
         print(
             f"ratio {n2 / n1:.2f}x pages: {per2 / per1:.2f}x mkdocs time per page, {kbs[1] / kbs[0]:.2f}x HTML per page"
         )
+        for (name, _n, _med), lines in zip(sites, readers, strict=True):
+            for line in lines:
+                print(f"{name}: reader: {line}")
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         project = _copy(Path(tmp))
-        run_once(project)  # warm-up: imports, jieba's dictionary
+        run_once(project)  # warm-up: imports
         runs = [run_once(project) for _ in range(args.runs)]
         pages = sum(1 for p in (project.docs).rglob("*.md"))
         kinds = page_counts(project.docs)
         n_html, mean_kb, max_kb = html_weight(project.root / "site-bench")
+        reader = report(project.root / "site-bench")
     medians = {stage: statistics.median(r[stage] for r in runs) for stage in runs[0]}
     total = sum(medians.values())
     print(f"Full build of the bundled data: {pages} Markdown pages, median of {args.runs} runs after a warm-up")
@@ -145,6 +154,8 @@ def main() -> int:
     print(f"generator stages take {generator_share(medians):.1%} of the build; mkdocs takes the rest")
     print("pages by kind: " + ", ".join(f"{k} {v}" for k, v in kinds.items()))
     print(f"HTML pages: {n_html}, mean {mean_kb:.0f} KB, largest {max_kb:.0f} KB")
+    for line in reader:
+        print(f"reader: {line}")
     return 0
 
 

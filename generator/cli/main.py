@@ -76,6 +76,16 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--dir", type=Path, default=None, help="case folder (default: ROOT/docs-dev/calibration)")
     cal.add_argument("--markdown", action="store_true", help="print only the summary table (for the README)")
 
+    dep = sub.add_parser("deploy", help="upload site/ to S3-compatible storage (OSS, COS, S3): changed files only")
+    dep.add_argument("--to", required=True, metavar="s3://BUCKET/PREFIX", help="bucket and key prefix to publish under")
+    dep.add_argument("--endpoint", default=None, metavar="URL",
+                     help="the storage's S3 endpoint, e.g. https://oss-cn-hangzhou.aliyuncs.com, "
+                          "https://cos.ap-shanghai.myqcloud.com (default: AWS)")  # fmt: skip
+    dep.add_argument("--region", default=None, help="signing region, e.g. oss-cn-hangzhou, ap-shanghai")
+    dep.add_argument("--site", type=Path, default=None, help="folder to upload (default: ROOT/site)")
+    dep.add_argument("--path-style", action="store_true", help="path-style addressing (local S3 servers)")
+    dep.add_argument("--dry-run", action="store_true", help="say what would change; write nothing")
+
     s = sub.add_parser("serve", help="live preview; regenerates when data/ or templates/ change")
     s.add_argument("--dev-addr", default="127.0.0.1:8000")
     return p
@@ -203,11 +213,33 @@ def _run(args: argparse.Namespace) -> int:
         from generator.cli.calibrate import run_calibrate
 
         return run_calibrate(project, args.dir, args.markdown)
+    if args.command == "deploy":
+        return _deploy(args, project)
     if args.command == "serve":
         from generator.cli.serve import serve
 
         return serve(project, args.dev_addr)
     raise AssertionError(args.command)
+
+
+def _deploy(args: argparse.Namespace, project: Project) -> int:
+    from generator.publish.deploy import DeployError, deploy, parse_target, s3_client
+
+    try:
+        target = parse_target(args.to)
+        # The command line is where the environment is read: keys go to the client explicitly.
+        client = s3_client(
+            args.endpoint or None,  # an empty setting (a CI variable left blank) means the default
+            args.region or None,
+            os.environ.get("AWS_ACCESS_KEY_ID"),
+            os.environ.get("AWS_SECRET_ACCESS_KEY"),
+            path_style=args.path_style,
+        )
+        deploy((args.site or project.site).resolve(), target, client, dry_run=args.dry_run)
+    except DeployError as exc:
+        print(f"gpu-guide deploy: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _build(project: Project, site: bool, production: bool, fmt: OutputFormat, origin: str) -> int:

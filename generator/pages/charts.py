@@ -362,6 +362,25 @@ def ladder_page_charts(ranked: pd.DataFrame, cat: Catalogue) -> dict[str, str]:
 CHART_FILES = {"ladder": "ladder.svg", "price": "price-vs-tflops.svg", "memory": "memory-vs-bandwidth.svg"}
 
 
+@dataclass(frozen=True)
+class LazyChart:
+    """A chart below the fold, shown as ``<img loading="lazy">`` of its .svg file: the page's HTML
+    stays small and the browser fetches the drawing only when the reader scrolls near it."""
+
+    file: str  #: under assets/charts/
+    width: str
+    height: str
+    alt: str  #: the chart's title (escaped, from its <title>); every figure it plots is in the ladder table
+
+
+def lazy_chart(name: str, svg_text: str) -> LazyChart:
+    """The lazy image of one of the ladder page's charts (from :func:`ladder_page_charts`)."""
+    size = re.match(r'<svg [^>]*viewBox="0 0 ([\d.]+) ([\d.]+)"', svg_text)
+    title = re.search(r"<title>(.*?)</title>", svg_text, re.S)
+    assert size and title, "not a chart from document()"
+    return LazyChart(CHART_FILES[name], size.group(1), size.group(2), title.group(1) + "（各卡的数字见本页天梯表）")
+
+
 # --------------------------------------------------------------------------- price history (GPU pages)
 
 

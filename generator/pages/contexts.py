@@ -17,6 +17,7 @@ from generator.data.rules import CostRules, ModelPageKinds, ModelPageWorkload
 from generator.engine.cost import Usage
 from generator.engine.recommend import Option, Recommendation
 from generator.engine.request import Request
+from generator.pages.charts import LazyChart
 from generator.pages.rows import LadderRow, OfferRow, ScenarioRow
 from generator.results.api_compare import ApiComparison
 from generator.results.buyers import BuyerResult
@@ -79,6 +80,7 @@ class LadderContext:
     ladder: list[LadderRow]
     hours_per_month: float
     charts: Mapping[str, str]  # inline <svg> of each chart (generator.pages.charts.ladder_page_charts)
+    lazy: Mapping[str, LazyChart]  # the charts below the fold, as lazy images of their .svg files
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,7 @@ class _Planner:
         lastmod: str | None = None,
         hide_toc: bool = False,
         nav_order: int | None = None,
+        hide_nav: bool = False,
     ) -> None:
         crumbs = ((HOME,) if path != "index.md" else ()) + trail + ((title, path),)
         jsonld = {"@context": "https://schema.org", "@graph": [breadcrumb_ld(self.site_url, crumbs), *extra_ld]}
@@ -94,6 +95,7 @@ class _Planner:
                 breadcrumbs=tuple((name, root + p) for name, p in crumbs[:-1]),
                 inputs=inputs,
                 hide_toc=hide_toc,
+                hide_nav=hide_nav,
                 jsonld=jsonld,
                 lastmod=lastmod or self.cat.as_of.isoformat(),
                 nav_order=nav_order,
@@ -136,6 +138,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
             ladder,
             cat.rules.cost.hours_per_month,
             drawn,
+            {name: charts.lazy_chart(name, drawn[name]) for name in ("price", "memory")},
         ),
         specs_prices,
         hide_toc=True,
@@ -190,6 +193,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
         ctx.CalculatorContext(calculator_data(cat)),
         everything,
         hide_toc=True,
+        hide_nav=True,
     )
     latest = cat.editions[-1].date.isoformat() if cat.editions else None
     pl.add(

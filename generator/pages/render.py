@@ -39,6 +39,7 @@ class Page:
     breadcrumbs: tuple[tuple[str, str], ...] = ()  # (name, relative link) of the pages above
     inputs: tuple[str, ...] = ()  # data files the page is made from, for the marker
     hide_toc: bool = False  # wide tables: give them the table-of-contents column
+    hide_nav: bool = False  # the calculator: form and answer side by side need the sidebar's width too
     jsonld: Mapping[str, Any] | None = None  # structured data for search engines
     lastmod: str | None = None  # ISO date of the data the page shows (sitemap lastmod)
     nav_order: int | None = None  # place among pages a nav pattern matches (generator.publish.plugin)
@@ -94,7 +95,9 @@ def render_page(env: jinja2.Environment, page: Page, common: Mapping[str, Any]) 
         f"description: {escape.yaml_str(page.description)}\n"
         + (f"lastmod: {escape.yaml_str(page.lastmod)}\n" if page.lastmod else "")
         + (f"nav_order: {page.nav_order}\n" if page.nav_order is not None else "")
-        + ("hide:\n  - toc\n" if page.hide_toc else "")
+        + ("hide:\n" if page.hide_toc or page.hide_nav else "")
+        + ("  - navigation\n" if page.hide_nav else "")
+        + ("  - toc\n" if page.hide_toc else "")
         + (f"jsonld: {escape.yaml_str(escape.json_for_script(page.jsonld))}\n" if page.jsonld else "")
         + "---\n\n"
     )

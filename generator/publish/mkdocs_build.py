@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from generator.publish.search_cache import private_jieba_cache
+from generator.publish.search_index import SearchIndexError, index_site
 
 
 class SiteBuildError(Exception):
@@ -60,14 +60,13 @@ def environment_variable(name: str, value: str) -> Iterator[None]:
 
 
 def build_site(config_file: Path, docs_dir: Path, out_dir: Path, as_of: dt.date, *, production: bool = False) -> None:
-    """Build ``docs_dir`` with ``config_file`` into ``out_dir`` in strict mode."""
+    """Build ``docs_dir`` with ``config_file`` into ``out_dir`` in strict mode, then index it for search."""
     # Imported here: MkDocs and its plugins take a second to import, and `check`,
     # `estimate` and the unit tests never need them.
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, MkDocsException
 
-    private_jieba_cache()  # the plugin does it too (plain `mkdocs build`/`serve`); here before MkDocs loads
     handler = _Collect()
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
@@ -84,7 +83,10 @@ def build_site(config_file: Path, docs_dir: Path, out_dir: Path, as_of: dt.date,
                 build(config)
             finally:
                 config.plugins.on_shutdown()
+        index_site(out_dir)  # Pagefind over the finished HTML (generator.publish.search_index)
     except (Abort, MkDocsException, OSError) as exc:
         raise SiteBuildError(handler.messages + [f"mkdocs: {exc}"]) from None
+    except SearchIndexError as exc:
+        raise SiteBuildError([str(exc)]) from None
     finally:
         logger.removeHandler(handler)

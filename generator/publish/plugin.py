@@ -14,13 +14,13 @@ Registered in ``mkdocs.yml`` (``plugins: - gpu-guide``) through the package's
   ``<meta name="description" content="{{ page.meta.description }}">`` unescaped;
 * fail the build when a generated page arrives without its parsed front matter (its
   title and description would be lost and the header shown as text);
-* keep jieba's dictionary cache (Chinese search) in a folder only this user can write
-  (:mod:`generator.publish.search_cache`), not in the shared ``/tmp``;
 * hold the project's write lock (:mod:`generator.publish.lock`) for a plain ``mkdocs
   build`` or ``gh-deploy``, which write ``site/`` in place: while ``gpu-guide build``,
   ``serve`` or ``edition`` holds it, MkDocs refuses instead of mixing two data sets into
   ``site/``. (``gpu-guide build`` already holds it, so its own MkDocs run goes ahead;
   ``mkdocs serve`` builds into a temporary folder and needs none.)
+* write the calculator's scripts as one file, ``javascripts/calculator.bundle.js``
+  (:mod:`generator.publish.bundle`), when the docs have ``javascripts/calculator.js``.
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ from mkdocs.structure.pages import Page
 
 from generator.data.problems import Severity
 from generator.pages.render import MARKER
+from generator.publish.bundle import BUNDLE, ENTRY, BundleError, bundle
 from generator.publish.lock import write_lock
 from generator.publish.safe_files import OutputError
-from generator.publish.search_cache import private_jieba_cache
 from generator.publish.site_config import check_settings
 
 log = logging.getLogger("mkdocs.plugins.gpu-guide")
@@ -73,7 +73,6 @@ class GpuGuidePlugin(BasePlugin[GpuGuideConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if self._command in WRITING_COMMANDS and self._lock is None:
             self._take_lock(Path(config.config_file_path or "mkdocs.yml").resolve().parent)
-        private_jieba_cache()  # before the search plugin segments its first page
         raw = {"site_url": config.site_url, "extra": dict(config.extra)}
         path = Path(config.config_file_path or "mkdocs.yml")
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
@@ -112,6 +111,18 @@ class GpuGuidePlugin(BasePlugin[GpuGuideConfig]):
         except OutputError as exc:
             raise PluginError(f"{exc} (`mkdocs build` does not wait; nothing was written)") from None
         self._lock = stack
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        entry = Path(config.docs_dir) / ENTRY
+        if not entry.is_file():
+            return
+        try:
+            text = bundle(entry)
+        except BundleError as exc:
+            raise PluginError(f"calculator bundle: {exc}") from None
+        out = Path(config.site_dir) / BUNDLE
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
 
 
 def expand_nav(nav: Any, docs_dir: Path) -> Any:

@@ -1,0 +1,156 @@
+/* The header search box, backed by Pagefind (site/pagefind/, written by `gpu-guide build`).
+ *
+ * Nothing is fetched until the reader opens the box: then pagefind.js and its small entry
+ * file load, and each query fetches only the index chunks its words live in (a few dozen KiB)
+ * plus the excerpts of the results shown. Results are grouped by page kind (the
+ * data-pagefind-meta "kind" the theme sets), groups ordered by their best match, so the
+ * best page overall is always the first link.
+ */
+(function () {
+  "use strict";
+  var input = document.getElementById("gg-search-input");
+  var box = document.getElementById("gg-search-results");
+  var toggle = document.getElementById("__search");
+  if (!input || !box) return;
+  var meta = box.querySelector(".md-search-result__meta");
+  var list = box.querySelector(".md-search-result__list");
+  var base = input.getAttribute("data-pagefind-base") || "/pagefind/";
+  var SHOWN = 20; // results whose excerpts are fetched (one small fragment file each)
+  var GLUE = { "和": 1, "与": 1, "跟": 1, "对比": 1, "vs": 1, "哪个好": 1, "的": 1 };
+  var loading = null;
+  var latest = 0;
+
+  function pagefind() {
+    if (!loading) {
+      loading = import(new URL("pagefind.js", new URL(base, document.baseURI)).href).then(function (pf) {
+        // Titles matter more than body text for a guide whose pages are named for what readers type.
+        // Rank by where words appear (titles weigh most) rather than how often: comparison pages
+        // repeat both GPU names on every row and would otherwise outrank the GPU's own page.
+        return pf.options({ ranking: { termFrequency: 0 } }).then(function () {
+          pf.init();
+          return pf;
+        });
+      });
+    }
+    return loading;
+  }
+
+  function text(tag, cls, content) {
+    var el = document.createElement(tag);
+    if (cls) el.className = cls;
+    if (content !== undefined) el.textContent = content;
+    return el;
+  }
+
+  function render(query, items) {
+    list.textContent = "";
+    if (!items.length) {
+      meta.textContent = "没有找到与“" + query + "”相关的页面";
+      return;
+    }
+    meta.textContent = "找到 " + items.length + " 个相关页面";
+    var groups = [];
+    var byKind = {};
+    items.forEach(function (d) {
+      var kind = (d.meta && d.meta.kind) || "指南";
+      if (!byKind[kind]) {
+        byKind[kind] = [];
+        groups.push(kind);
+      }
+      byKind[kind].push(d);
+    });
+    groups.forEach(function (kind) {
+      var li = text("li", "md-search-result__item gg-search-group");
+      li.appendChild(text("div", "gg-search-kind", kind));
+      byKind[kind].forEach(function (d) {
+        var a = text("a", "md-search-result__link");
+        a.href = d.url;
+        var art = text("article", "md-search-result__article md-typeset");
+        art.appendChild(text("h3", null, (d.meta && d.meta.title) || d.url));
+        var p = text("p");
+        // Pagefind's excerpt is the page's own text with matches wrapped in <mark>; rebuild it as nodes.
+        String(d.excerpt || "").split(/(<mark>[\s\S]*?<\/mark>)/).forEach(function (part) {
+          var m = /^<mark>([\s\S]*)<\/mark>$/.exec(part);
+          if (m) p.appendChild(text("mark", null, decode(m[1])));
+          else p.appendChild(document.createTextNode(decode(part)));
+        });
+        art.appendChild(p);
+        a.appendChild(art);
+        li.appendChild(a);
+      });
+      list.appendChild(li);
+    });
+  }
+
+  /* Pages whose title holds every word of the query come first, shortest title first (the page
+   * named for the query: "4090 价格" → the RTX 4090's price page, "显存" → the VRAM table);
+   * the rest keep Pagefind's order. */
+  function titledFirst(query, items) {
+    var words = query.toLowerCase().split(/\s+/).filter(function (w) { return w && !GLUE[w]; });
+    var named = [];
+    var rest = [];
+    items.forEach(function (d, i) {
+      var title = ((d.meta && d.meta.title) || "").toLowerCase();
+      var all = words.length > 0 && words.every(function (w) { return title.indexOf(w) >= 0; });
+      (all ? named : rest).push({ d: d, i: i, n: title.length });
+    });
+    named.sort(function (a, b) { return a.n - b.n || a.i - b.i; });
+    return named.concat(rest).map(function (x) { return x.d; });
+  }
+
+  function decode(s) {
+    var t = document.createElement("textarea");
+    t.innerHTML = s;
+    return t.value;
+  }
+
+  function run() {
+    var query = input.value.trim();
+    var ticket = ++latest;
+    if (!query) {
+      list.textContent = "";
+      meta.textContent = "输入关键词，例如 4090 价格、LoRA 微调、昇腾";
+      return;
+    }
+    meta.textContent = "正在搜索…";
+    pagefind()
+      .then(function (pf) {
+        return pf.debouncedSearch(query, {}, 150);
+      })
+      .then(function (found) {
+        if (ticket !== latest || !found) return null;
+        return Promise.all(found.results.slice(0, SHOWN).map(function (r) { return r.data(); }));
+      })
+      .then(function (items) {
+        if (items && ticket === latest) render(query, titledFirst(query, items));
+      })
+      .catch(function () {
+        if (ticket === latest) meta.textContent = "搜索索引没有加载成功，请刷新页面再试";
+      });
+  }
+
+  input.addEventListener("input", run);
+  if (input.form) input.form.addEventListener("submit", function (e) { e.preventDefault(); run(); });
+  input.addEventListener("focus", function () {
+    // Material's CSS shows the results panel while #__search is checked (its own search code sets it).
+    if (toggle && !toggle.checked) toggle.checked = true;
+    pagefind();
+  });
+  if (toggle) {
+    toggle.addEventListener("change", function () {
+      if (toggle.checked) setTimeout(function () { input.focus(); }, 50);
+    });
+  }
+  document.addEventListener("keydown", function (e) {
+    if (!toggle) return;
+    var typing = /^(INPUT|TEXTAREA|SELECT)$/.test((e.target && e.target.tagName) || "");
+    if ((e.key === "/" || e.key === "s") && !typing && !toggle.checked) {
+      e.preventDefault();
+      toggle.checked = true;
+      toggle.dispatchEvent(new Event("change"));
+    } else if (e.key === "Escape" && toggle.checked) {
+      toggle.checked = false;
+      input.blur();
+    }
+  });
+})();
