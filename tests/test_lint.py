@@ -211,6 +211,7 @@ def test_an_offer_only_the_cuda_default_rules_out_is_still_usable(mini: Path) ->
     gpus = mini / "data" / "gpus.yaml"
     dead = "no recommendation can use this offer (h100-sxm-80g is never an eligible option"
     replace_in(gpus, "name: H100 80GB SXM\n    vendor: NVIDIA", "name: H100 80GB SXM\n    vendor: AMD")
+    replace_in(gpus, "    compute_capability: 9.0\n", "")  # CUDA's numbering is NVIDIA's only
     gen = generate(Project.at(mini))
     assert not any(
         o.gpu.id == "h100-sxm-80g" and o.eligible for r in gen.results.scenarios.values() for o in r.rec.options

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO, make_project
@@ -60,9 +61,9 @@ def test_build_reads_the_data_under_the_lock(
     seen: list[bool] = []
     real = pipeline.load_catalogue  # type: ignore[attr-defined]
 
-    def reading(data: Path, display_root: Path | None = None) -> tuple[Catalogue | None, list[Problem]]:
+    def reading(data: Path, **kw: Any) -> tuple[Catalogue | None, list[Problem]]:
         seen.append(lock_is_held(project))
-        return real(data, display_root=display_root)
+        return real(data, **kw)
 
     monkeypatch.setattr(pipeline, "load_catalogue", reading)
     assert main(["--root", str(project), "build", "--no-site"]) == 0

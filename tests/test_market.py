@@ -134,8 +134,10 @@ def test_runner_ups_show_other_providers_for_the_same_gpu(gen: Generated) -> Non
     assert [r.offer.id for r in opt.runner_ups] == ["m-4090-usd"]
     assert [r.monthly.total for r in opt.runner_ups] == pytest.approx([1245])
     scenario = page(gen, "scenarios/serve-7b.md")
+    # Ranked like the pick, by the cost per million tokens at the scenario's 4 users: ¥3.50 an hour
+    # against the pick's ¥2.00 makes 1.75 x the pick's ¥0.92 = ¥1.61; one card; then the month.
     assert (
-        "| [Fixture Market](../providers/fixture-market.md)：容器实例，按量 | ¥1,245 | ¥1,050 | 2026-07-01 |"
+        "| [Fixture Market](../providers/fixture-market.md)：容器实例，按量 | 1 | ¥1.61 | ¥1,245 | 2026-07-01 |"
         in scenario
     )
     # One provider, one row: the pick's own provider is never a runner-up.
