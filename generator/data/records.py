@@ -481,6 +481,19 @@ class OpenModel(Record):
         description="Diffusion models: denoiser passes per image per step: 2 with classifier-free guidance "
         "(a negative prompt, as SDXL), 1 for guidance-distilled models (FLUX.1-dev).",
     )
+    default_steps: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="Diffusion models: denoising steps the model's pipeline runs by default (its source in a comment).",
+    )
+    denoiser_text_tokens: int | None = Field(
+        default=None,
+        ge=0,
+        le=4096,
+        description="Diffusion transformers with joint attention (FLUX, SD3): text tokens that pass through "
+        "every denoiser block beside the image tokens.",
+    )
     license: ShortText = Field(description="Licence name.")
     source: HttpUrl = Field(description="Model card or config.json the figures come from.")
 

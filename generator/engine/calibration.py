@@ -12,23 +12,32 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from generator.data.calibration import CalibrationFile, CaseArch, DiffusionCase, ServingCase, TrainingCase
+from generator.data.calibration import (
+    CalibrationFile,
+    CaseArch,
+    DiffusionCase,
+    ImageSpeedCase,
+    ServingCase,
+    TrainingCase,
+)
 from generator.data.records import Gpu, ModelKind, Precision, Workload
 from generator.data.rules import Rules
-from generator.engine import memory, speed
+from generator.engine import image_speed, memory, speed
 from generator.engine.arch import Arch, Component
 from generator.engine.request import Request
 from generator.engine.units import SECONDS_PER_HOUR
 
 #: Metrics that are times: a larger published value means slower.
-TIME_METRICS = frozenset({"gpu_hours", "wall_hours", "per_token_ms", "request_latency_s", "ttft_ms"})
+TIME_METRICS = frozenset(
+    {"gpu_hours", "wall_hours", "per_token_ms", "request_latency_s", "ttft_ms", "seconds_per_image"}
+)
 
 
 @dataclass(frozen=True)
 class CaseResult:
     file: str
     held_out: bool
-    group: str  # training | serving | diffusion
+    group: str  # training | serving | diffusion | image_speed
     kind: str  # serving: decode_single, decode_tp ...; otherwise the group
     id: str
     metric: str
@@ -115,6 +124,19 @@ def predict_diffusion(case: DiffusionCase, rules: Rules) -> float:
     return memory.estimate(req, rules.memory).total_gib
 
 
+def predict_image_speed(case: ImageSpeedCase, gpus: dict[str, Gpu], rules: Rules) -> float:
+    """Seconds per image (one image per call: the engine does not model batching)."""
+    parts = tuple(
+        Component(c.role, c.name, float(c.params), c.fp32_decode_in_fp16, float(c.fp32_params_in_fp16))
+        for c in case.components
+    )
+    total_b = sum(c.params for c in case.components) / 1e9
+    arch = Arch.diffusion(total_b, parts, case.denoiser_passes, rules.memory.arch_defaults,
+                          denoiser_text_tokens=case.denoiser_text_tokens)  # fmt: skip
+    req = Request(Workload.inference, arch, case.precision, resolution=case.resolution, steps=case.steps)
+    return image_speed.seconds_per_image(req, _gpu(gpus, case.gpu, {}), rules).seconds
+
+
 def run(files: dict[str, CalibrationFile], gpus: dict[str, Gpu], rules: Rules) -> list[CaseResult]:
     """Every case of every file, in file order."""
     out: list[CaseResult] = []
@@ -128,6 +150,9 @@ def run(files: dict[str, CalibrationFile], gpus: dict[str, Gpu], rules: Rules) -
         for d in f.diffusion:
             out.append(CaseResult(name, f.held_out, "diffusion", "diffusion", d.id, d.metric, d.published,
                                   predict_diffusion(d, rules)))  # fmt: skip
+        for m in f.image_speed:
+            out.append(CaseResult(name, f.held_out, "image_speed", "image_speed", m.id, m.metric, m.published,
+                                  predict_image_speed(m, gpus, rules)))  # fmt: skip
     return out
 
 
@@ -136,7 +161,7 @@ def summarise(results: list[CaseResult]) -> list[GroupSummary]:
     import math
 
     out = []
-    for group in ("training", "serving", "diffusion"):
+    for group in ("training", "serving", "diffusion", "image_speed"):
         for held in (False, True):
             mine = [r for r in results if r.group == group and r.held_out is held]
             if not mine:

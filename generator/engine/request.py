@@ -69,6 +69,7 @@ class Request:
     resolution: int = 1024
     offload: Offload = Offload.none
     prefill_logits: PrefillLogits | None = None
+    steps: int | None = None  # image models: denoising steps (None: the model's default_steps, else rules')
 
     def __post_init__(self) -> None:
         # Accept plain strings for the enums (convenient in tests and scripts).
