@@ -625,6 +625,19 @@ class Scenario(Record):
         le=3650,
         description="Training: the job must finish within this many days; plans scale out (more cards, more nodes) to meet it.",
     )
+    images_per_month: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e10,
+        description="Image generation: images to produce a month; plans rent enough copies to make them in the "
+        "month's hours of use.",
+    )
+    steps: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="Image models: denoising steps per image (default: the model's default_steps, else rules.yaml).",
+    )
     hours_per_month: float | None = Field(
         json_schema_extra={"default_from": "cost.hours_per_month"},
         default=None,

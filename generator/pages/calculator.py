@@ -105,6 +105,8 @@ def _model(m: OpenModel) -> dict[str, Any]:
     if m.kind is ModelKind.diffusion:
         out["pipeline_precision"] = m.pipeline_precision.value if m.pipeline_precision else None
         out["denoiser_passes"] = m.denoiser_passes
+        out["default_steps"] = m.default_steps
+        out["denoiser_text_tokens"] = m.denoiser_text_tokens
         out["components"] = [
             {
                 "role": c.role.value,
@@ -164,6 +166,8 @@ def request_flags(cat: Catalogue, model_id: str, req: Request, job_tokens_b: flo
             flags["resolution"] = _num(req.resolution)
         if req.offload is not d.offload:
             flags["offload"] = req.offload.value
+        if req.steps is not None:
+            flags["steps"] = _num(req.steps)
         return flags
     if req.context != d.context:
         flags["context"] = _num(req.context)
@@ -225,6 +229,8 @@ def scenario_flags(cat: Catalogue, scenario_id: str, req: Request, usage: Usage)
         flags["budget"] = _num(s.budget_cny_month)
     if s.deadline_days is not None:
         flags["deadline-days"] = _num(s.deadline_days)
+    if s.images_per_month is not None:
+        flags["images-per-month"] = _num(s.images_per_month)
     return flags
 
 

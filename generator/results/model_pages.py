@@ -66,10 +66,13 @@ class ModelPage:
         return f"{self.model.id}-{self.workload.value}"
 
     def cheapest(self, delivery: Delivery) -> Option | None:
-        """Cheapest eligible option in this delivery form (job cost for training, else monthly)."""
+        """Cheapest eligible option in this delivery form (job cost for training, cost per 1,000 images
+        for image generation, else monthly)."""
         options = [o for o in self.rec.options if o.eligible and o.delivery is delivery and o.monthly]
 
         def key(o: Option) -> tuple[float, str]:
+            if o.cost_per_kimage_cny is not None:
+                return (o.cost_per_kimage_cny, o.gpu.id)
             if self.rec.training_job:
                 return (o.job_cost_cny if o.job_cost_cny is not None else float("inf"), o.gpu.id)
             return (o.monthly.total if o.monthly else float("inf"), o.gpu.id)
