@@ -33,7 +33,8 @@ export function secondsPerImage(req, gpu, rules) {
   const upcast = req.precision === "fp16" && parts.some((c) => c.fp32_decode_in_fp16);
   const mp = req.resolution * req.resolution / 1e6;
   const vae = r.vae_decode_tflops_per_megapixel * 1e12 * mp * (upcast ? r.fp32_decode_slowdown : 1.0);
-  const rate = peakTflops(gpu, req.precision) * 1e12 * r.efficiency[role];
+  const factor = r.architecture_factor[gpu.architecture];
+  const rate = peakTflops(gpu, req.precision) * 1e12 * r.efficiency[role] * (factor === undefined ? 1.0 : factor);
   const total = denoise + text + vae;
   if (rate <= 0) return { steps, seconds: Infinity, denoise_s: Infinity, tflops: total / 1e12, images_per_hour: 0 };
   const seconds = total / rate;
