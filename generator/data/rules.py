@@ -442,6 +442,10 @@ class ImageSpeedRules(_Section):
         description="Share of the dense 16-bit tensor peak one denoiser pass reaches, by denoiser role "
         "(calibrated: docs-dev/calibration/image-speed.yaml)."
     )
+    architecture_factor: dict[str, float] = Field(
+        default_factory=dict,
+        description="Efficiency relative to Ampere and Ada by GPU architecture (gpus.yaml architecture; others 1).",
+    )
     text_tokens: int = Field(ge=1, description="Tokens each text encoder reads per prompt (CLIP's 77).")
     vae_decode_tflops_per_megapixel: float = Field(gt=0, description="VAE decoder TFLOPs per output megapixel.")
     fp32_decode_slowdown: float = Field(

@@ -13,7 +13,8 @@ One image (batch 1, one card: common tools do not split a pipeline across cards)
 
 all at the card's dense 16-bit tensor peak (BF16 when the pipeline runs in BF16 and the card has
 it, else FP16) times the denoiser's efficiency (``rules.speed.image.efficiency``, calibrated on
-published timings: ``docs-dev/calibration/image-speed.yaml``). Attention's own FLOPs are not
+published timings: ``docs-dev/calibration/image-speed.yaml``) times the architecture's factor
+(``architecture_factor``: plain PyTorch reaches less of Hopper's peak). Attention's own FLOPs are not
 counted (about a tenth of FLUX's at 1024²; more at larger sizes).
 """
 
@@ -69,7 +70,9 @@ def seconds_per_image(req: Request, gpu: Gpu, rules: Rules) -> ImageSpeed:
     text = sum(2 * c.params * r.text_tokens for c in parts if c.role is ComponentRole.text_encoder)
     upcast = req.precision is Precision.fp16 and any(c.fp32_decode_in_fp16 for c in parts)
     vae = r.vae_decode_tflops_per_megapixel * 1e12 * req.megapixels * (r.fp32_decode_slowdown if upcast else 1.0)
-    rate = peak_tflops(gpu, req.precision) * 1e12 * r.efficiency[role]
+    rate = (
+        peak_tflops(gpu, req.precision) * 1e12 * r.efficiency[role] * r.architecture_factor.get(gpu.architecture, 1.0)
+    )
     if rate <= 0:
         return ImageSpeed(steps=steps, seconds=math.inf, denoise_s=math.inf, tflops=(denoise + text + vae) / 1e12)
     return ImageSpeed(

@@ -212,7 +212,9 @@ def _serving_note(s: ServingFigures) -> str:
 
 
 def _image_note(req: Request, s: image_speed.ImageSpeed) -> str:
-    passes = "每步正反两次去噪（无分类器引导）" if req.arch.denoiser_passes > 1 else "每步一次去噪（引导蒸馏模型）"
+    passes = (
+        "每步两次去噪（CFG：正向、负向提示各一次）" if req.arch.denoiser_passes > 1 else "每步一次去噪（引导蒸馏模型）"
+    )
     return (
         f"出图速度：{req.resolution}×{req.resolution}、{s.steps} 步、{passes}，单卡每张约 {s.seconds:,.1f} 秒"
         f"（每小时约 {s.images_per_hour:,.0f} 张）；按去噪参数 × 潜空间 token 数估算计算量，"
