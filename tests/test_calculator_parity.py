@@ -64,8 +64,9 @@ process.stdin.on("end", () => {
         job_hours: o.job_hours, job_cost: o.job_cost_cny,
         mtok: o.cost_per_mtok_cny, mtok_at_batch: o.cost_per_mtok_at_batch_cny,
         served: o.served_tokens_per_s, decode: o.decode_tokens_per_s,
+        images_per_hour: o.images_per_hour, kimage: o.cost_per_kimage_cny,
         concurrency: o.sizing.serving ? o.sizing.serving.at_capacity.concurrency : null,
-        runner_ups: o.runner_ups.map((u) => [u.offer.id, u.monthly.total, u.job_cost_cny]),
+        runner_ups: o.runner_ups.map((u) => [u.offer.id, u.monthly.total, u.job_cost_cny, u.cost_per_kimage_cny]),
         reasons: o.reasons,
       })),
     };
@@ -153,12 +154,15 @@ def compare(py: Option, js: dict[str, Any]) -> list[str]:
     near("cost_per_mtok_at_batch", py.cost_per_mtok_at_batch_cny, js["mtok_at_batch"])
     near("served_tokens_per_s", py.served_tokens_per_s, js["served"])
     near("decode_tokens_per_s", py.decode_tokens_per_s, js["decode"])
+    near("images_per_hour", py.images_per_hour, js["images_per_hour"])
+    near("cost_per_kimage", py.cost_per_kimage_cny, js["kimage"])
     serving = py.sizing.serving
     same("concurrency", serving.at_capacity.concurrency if serving else None, js["concurrency"])
     same("runner_ups", [u.offer.id for u in py.runner_ups], [u[0] for u in js["runner_ups"]])
-    for u, (_, monthly, job) in zip(py.runner_ups, js["runner_ups"], strict=False):
+    for u, (_, monthly, job, kimage) in zip(py.runner_ups, js["runner_ups"], strict=False):
         near(f"runner-up {u.offer.id} monthly", u.monthly.total, monthly)
         near(f"runner-up {u.offer.id} job", u.job_cost_cny, job)
+        near(f"runner-up {u.offer.id} per 1,000 images", u.cost_per_kimage_cny, kimage)
     same("reasons", py.reasons, js["reasons"])
     return bad
 
@@ -197,6 +201,10 @@ def draw(rng: random.Random, d: Draw) -> list[tuple[str, str]]:
             q.append(("offload", rng.choice(["none", "model"])))
         if maybe(0.5):
             q.append(("batch", str(rng.randint(1, 8))))
+        if maybe(0.5):
+            q.append(("steps", str(rng.choice([1, 4, 20, 28, 30, 50, 1000]))))
+        if maybe(0.5):
+            q.append(("images-per-month", num(rng.choice([1, 1000, 33333.3, 1e6, 3e7, 1e10]))))
     else:
         if maybe(0.6):
             q.append(("model", rng.choice(d.llms)))
@@ -314,6 +322,11 @@ REFUSED: list[list[tuple[str, str]]] = [
     [("workload", "inference"), ("params", "7"), ("experts", "4"), ("experts-per-token", "8")],
     [("workload", "inference"), ("params", "7"), ("experts", "4"), ("active-params", "9")],
     [("workload", "inference"), ("params", "7"), ("resolution", "512")],
+    [("workload", "inference"), ("params", "7"), ("steps", "30")],
+    [("workload", "inference"), ("params", "7"), ("images-per-month", "1000")],
+    [("workload", "inference"), ("model", "sdxl"), ("steps", "0")],
+    [("workload", "inference"), ("model", "sdxl"), ("steps", "2.5")],
+    [("workload", "inference"), ("model", "sdxl"), ("images-per-month", "0")],
     [("workload", "inference"), ("model", "no-such-model")],
     [("workload", "inference"), ("params", "7"), ("disk-gb", "-1")],
     [("workload", "inference"), ("params", "7"), ("budget", "0")],
@@ -414,6 +427,8 @@ def test_the_random_inputs_reach_every_branch(random_run: Run) -> None:
     assert sum(1 for o in options if o.cards and o.cards > 8) > 50  # pipeline stages beyond one server
     assert sum(1 for o in options if o.job_cost_cny is not None) > 1000
     assert sum(1 for o in options if o.cost_per_mtok_cny is not None) > 1000
+    assert sum(1 for o in options if o.cost_per_kimage_cny is not None) > 200  # image plans
+    assert sum(1 for o in options if o.cost_per_kimage_cny is not None and o.plan and o.plan.instances > 1) > 20
     assert sum(1 for o in options if o.offer_is_fallback) > 20
     assert sum(1 for o in options if o.offer and o.offer.currency.value == "USD") > 100
     assert sum(1 for o in options if o.monthly and o.monthly.billing.value == "fixed_month") > 20

@@ -17,7 +17,7 @@ import pytest
 from conftest import REPO, make_project, replace_in
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Delivery, Workload
+from generator.data.records import Delivery, Offer, Workload
 from generator.data.validate import load_catalogue
 from generator.engine import cost as costs
 from generator.engine import plans
@@ -39,17 +39,51 @@ def _catalogue(root: Path) -> Catalogue:
 BUNDLED = _catalogue(REPO)
 
 
+def _image_plans(
+    planner: plans.Planner, offer: Offer, o: Option, need: plans.Need, volume: float | None
+) -> list[plans.Plan]:
+    """Image plans priced here, not by Planner.images: every card a copy of the pipeline; without a
+    volume one instance at its throughput over the hours of use; with one, every count of instances
+    (1..4·EXHAUSTIVE) that makes the month's images within the hours of use, priced by the rent to
+    make them (cost.job_cost_cny) over the images."""
+    assert o.sizing.image is not None
+    keep = plans.keep_after(offer, planner.rules)
+    per_instance = offer.cards * 3600 / o.sizing.image.seconds * keep
+    if volume is None:
+        monthly = costs.monthly_cost(offer, offer.cards, need.usage, planner.pricing)
+        per_k = monthly.gpu_rent / monthly.hours_used / per_instance * 1000
+        images = plans.Images(per_instance, per_k, monthly.hours_used)
+        return [plans.Plan(offer, 1, offer.cards, offer.cards, monthly, keep, images=images)]
+    out = []
+    for n in range(1, 4 * EXHAUSTIVE + 1):
+        hours = volume / (n * per_instance)
+        if hours > need.usage.hours_per_month:
+            continue
+        rent = costs.job_cost_cny(offer, n * offer.cards, hours, planner.pricing)
+        monthly = costs.monthly_cost(offer, n * offer.cards, need.usage, planner.pricing)
+        images = plans.Images(n * per_instance, rent / volume * 1000, hours, volume)
+        out.append(plans.Plan(offer, n, n * offer.cards, n * offer.cards, monthly, keep, images=images))
+    return out
+
+
 def _every_plan(
-    cat: Catalogue, o: Option, workload: Workload, measure: plans.Measure, usage: costs.Usage
+    cat: Catalogue,
+    o: Option,
+    workload: Workload,
+    measure: plans.Measure,
+    usage: costs.Usage,
+    volume: float | None = None,
 ) -> list[plans.Plan]:
     """Every plan of every accepted offer of this GPU at 1..EXHAUSTIVE instances (serving and monthly
     plans: the engine's own one-offer answer, which has a single valid count)."""
     assert o.cards is not None
     planner = plans.Planner(cat.rules, costs.pricing_of(cat), links_cards, lambda x: _has_fabric(cat, x))
-    need = plans.Need(workload, o.cards, measure, usage)
+    need = plans.Need(workload, o.cards, measure, usage, images_per_month=volume)
     out: list[plans.Plan] = []
     for offer in (x for x in cat.pickable_offers if x.gpu == o.gpu.id):
-        if measure is plans.Measure.job_rent:
+        if measure is plans.Measure.cost_per_kimage:
+            out += _image_plans(planner, offer, o, need, volume)
+        elif measure is plans.Measure.job_rent:
             for n in range(1, EXHAUSTIVE + 1):
                 if n * offer.cards < o.cards:
                     continue
@@ -72,16 +106,20 @@ def _every_plan(
 def _measure_of(o: Option, training_job: bool) -> plans.Measure:
     if training_job:
         return plans.Measure.job_rent
+    if o.sizing.image is not None:
+        return plans.Measure.cost_per_kimage
     return plans.Measure.cost_per_mtok if o.sizing.serving is not None else plans.Measure.monthly
 
 
-def _check_recommendation(cat: Catalogue, rec, workload: Workload, usage: costs.Usage, where: str) -> None:  # type: ignore[no-untyped-def]
+def _check_recommendation(  # type: ignore[no-untyped-def]
+    cat: Catalogue, rec, workload: Workload, usage: costs.Usage, where: str, volume: float | None = None
+) -> None:
     best_overall = math.inf
     for o in rec.options:
         if o.plan is None or o.excluded:
             continue
         measure = _measure_of(o, rec.training_job)
-        every = _every_plan(cat, o, workload, measure, usage)
+        every = _every_plan(cat, o, workload, measure, usage, volume)
         assert every, (where, o.gpu.id)
         cheapest = min(round(p.value(measure), 6) for p in every)
         assert round(o.plan.value(measure), 6) == cheapest, (where, o.gpu.id, o.plan.offer.id, cheapest)
@@ -96,18 +134,27 @@ def _check_recommendation(cat: Catalogue, rec, workload: Workload, usage: costs.
 def test_bundled_scenario_pick_is_the_cheapest_plan_by_its_measure(scenario: str) -> None:
     s = BUNDLED.scenarios[scenario]
     rec = for_scenario(BUNDLED, s, Sizer(BUNDLED.rules))
-    _check_recommendation(BUNDLED, rec, s.workload, scenario_usage(s, BUNDLED.rules), scenario)
+    usage = scenario_usage(s, BUNDLED.rules)
+    _check_recommendation(BUNDLED, rec, s.workload, usage, scenario, s.images_per_month)
 
 
 def test_mini_scenarios_pick_the_cheapest_plan(tmp_path: Path) -> None:
     cat = _catalogue(make_project(tmp_path))
     for s in cat.scenarios.values():
-        _check_recommendation(cat, for_scenario(cat, s), s.workload, scenario_usage(s, cat.rules), s.id)
+        _check_recommendation(
+            cat, for_scenario(cat, s), s.workload, scenario_usage(s, cat.rules), s.id, s.images_per_month
+        )
 
 
 @pytest.mark.parametrize(
     ("model", "workload"),
-    [("qwen2.5-7b", Workload.lora), ("llama-2-13b", Workload.full), ("llama-3.1-70b", Workload.inference)],
+    [
+        ("qwen2.5-7b", Workload.lora),
+        ("llama-2-13b", Workload.full),
+        ("llama-3.1-70b", Workload.inference),
+        ("sdxl", Workload.inference),
+        ("flux.1-dev", Workload.inference),
+    ],
 )
 def test_bundled_model_page_pick_is_the_cheapest_plan(model: str, workload: Workload) -> None:
     page = model_page(BUNDLED, BUNDLED.models[model], workload, Sizer(BUNDLED.rules))
@@ -190,3 +237,25 @@ def test_serving_plans_meet_the_latency_floor() -> None:
     for o in served:
         assert o.load is not None
         assert o.load.ttft_s <= floor.ttft_s and o.load.user_tokens_per_s >= floor.output_tokens_per_s
+
+
+@pytest.mark.parametrize("volume", [None, 5e4, 1e6])
+def test_image_plans_make_the_volume_and_rank_by_cost_per_thousand(volume: float | None) -> None:
+    """The image scenario at several monthly volumes: every row's plan is the cheapest per 1,000 images
+    over every instance count and makes the volume within the hours of use."""
+    s = BUNDLED.scenarios["image-generation"].model_copy(update={"images_per_month": volume})
+    rec = for_scenario(BUNDLED, s, Sizer(BUNDLED.rules))
+    usage = scenario_usage(s, BUNDLED.rules)
+    _check_recommendation(BUNDLED, rec, s.workload, usage, f"image-generation at {volume}", volume)
+    rows = [o for o in rec.options if o.plan is not None and not o.excluded]
+    assert len(rows) >= 5
+    for o in rows:
+        assert o.plan is not None and o.images_per_hour is not None and o.cost_per_kimage_cny is not None
+        assert o.plan.replicas == o.plan.cards_billed  # every rented card runs a copy
+        if volume is None:
+            assert o.plan.instances == 1
+            continue
+        assert o.plan.images is not None and o.plan.images.hours <= usage.hours_per_month + 1e-9
+        assert o.images_per_hour * o.plan.images.hours == pytest.approx(volume)
+    if volume == 1e6:
+        assert any(o.plan is not None and o.plan.instances > 1 for o in rows)

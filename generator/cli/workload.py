@@ -89,6 +89,8 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
                    help="image models: side of the square image in pixels (default: rules.yaml)")  # fmt: skip
     p.add_argument("--offload", choices=[o.value for o in Offload],
                    help="image models: none (all parts on the GPU) or model (model CPU offload)")  # fmt: skip
+    p.add_argument("--steps", type=bounded("steps"),
+                   help="image models: denoising steps per image (default: the model's default_steps)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="machine-readable output")
     if recommend:
         p.add_argument("--domestic-only", action="store_true", help="only 国产 accelerators")
@@ -101,6 +103,8 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
                        help="training: tokens to process")  # fmt: skip
         p.add_argument("--deadline-days", type=bounded("deadline-days"), metavar="DAYS",
                        help="training: finish within DAYS (plans scale out to meet it)")  # fmt: skip
+        p.add_argument("--images-per-month", type=bounded("images-per-month"), metavar="IMAGES",
+                       help="image models: images to make a month (plans rent enough copies)")  # fmt: skip
         p.add_argument("--disk-gb", type=bounded("disk-gb"))
         p.add_argument("--egress-gb", type=bounded("egress-gb"))
         p.add_argument("--public-ip", action=argparse.BooleanOptionalAction, default=None,
@@ -226,6 +230,8 @@ def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
         raise UsageError("--context is for language models; an image model's size is --resolution")
     if not image and (args.resolution is not None or args.offload is not None):
         raise UsageError("--resolution and --offload are for image models")
+    if not image and (args.steps is not None or getattr(args, "images_per_month", None) is not None):
+        raise UsageError("--steps and --images-per-month are for image models")
     context, output = _serving_lengths(cat, args, arch.kind is ModelKind.llm)
     values = {flag: getattr(args, flag.replace("-", "_")) for flag in FLAG_OF.values()}
     return request_from_flags(cat.rules.defaults, arch, values, gpus=gpus, context=context, output_tokens=output)
@@ -408,6 +414,7 @@ def recommend_options(cat: Catalogue, args: argparse.Namespace) -> Recommendatio
         usage=usage, domestic_only=args.domestic_only, require_cuda=cat.rules.defaults.require_cuda if args.require_cuda is None else args.require_cuda,
         budget_cny_month=args.budget, job_tokens_b=args.job_tokens, billing=args.billing,
         deadline_hours=args.deadline_days * 24 if args.deadline_days is not None else None,
+        images_per_month=args.images_per_month,
     )  # fmt: skip
     return recommend(cat, lambda gpu: size_workload(req, gpu, cat.rules, args.job_tokens), req.workload, c)
 
@@ -435,6 +442,10 @@ def recommend_result(cat: Catalogue, args: argparse.Namespace) -> dict[str, Any]
                 "job_hours": round(o.job_hours, 2) if o.job_hours is not None else None,
                 "job_cost_cny": round(o.job_cost_cny, 2) if o.job_cost_cny is not None else None,
                 "cost_per_million_tokens_cny": round(o.cost_per_mtok_cny, 4) if o.cost_per_mtok_cny else None,
+                "images_per_hour": round(o.images_per_hour, 1) if o.images_per_hour is not None else None,
+                "cost_per_1000_images_cny": round(o.cost_per_kimage_cny, 4)
+                if o.cost_per_kimage_cny is not None
+                else None,
                 **_option_speed(o),
                 "excluded": o.excluded,
                 "reasons": o.reasons,
@@ -461,6 +472,8 @@ def run_recommend(project: Project, args: argparse.Namespace) -> int:
             extra = f"  任务 {cny(r['job_cost_cny'])}（{r['job_hours']:,.0f} 小时）"
         elif r["cost_per_million_tokens_cny"] is not None:
             extra = f"  {cny(r['cost_per_million_tokens_cny'], 2)}/百万 token"
+        elif r["cost_per_1000_images_cny"] is not None:
+            extra = f"  {r['images_per_hour']:,.0f} 张/小时  {cny(r['cost_per_1000_images_cny'], 2)}/千张"
         state = "" if r["eligible"] else f"  [{r['excluded']}]"
         cards = r["cards"] or "-"
         if r["cards_billed"] and r["cards_billed"] != r["cards"]:

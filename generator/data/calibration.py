@@ -1,5 +1,5 @@
 """Typed records of the calibration set (``docs-dev/calibration/*.yaml``): published training
-runs, serving measurements and image-model memory peaks, each with its source, where in the
+runs, serving measurements, image-model memory peaks and image-generation times, each with its source, where in the
 source, and the source's own words.
 
 A case file holds ``training``, ``serving``, ``diffusion`` and/or ``memory`` lists and says whether it is
@@ -130,6 +130,21 @@ class MemoryCase(_Case):
     published: float = Field(gt=0)
 
 
+class ImageSpeedCase(_Case):
+    """A published time per image of an image-generation pipeline."""
+
+    components: list[CaseComponent] = Field(min_length=1)
+    denoiser_passes: int = Field(ge=1, le=4)
+    denoiser_text_tokens: int = Field(default=0, ge=0, description="Text tokens a joint-attention denoiser carries.")
+    gpu: Slug = Field(description="gpus.yaml id.")
+    precision: PrecisionName
+    steps: int = Field(ge=1)
+    resolution: int = Field(ge=64)
+    batch: int = Field(default=1, ge=1, description="Images per pipeline call in the source (the time is per image).")
+    metric: Literal["seconds_per_image"]
+    published: float = Field(gt=0)
+
+
 class CalibrationFile(Record):
     """One file of ``docs-dev/calibration/``."""
 
@@ -139,6 +154,7 @@ class CalibrationFile(Record):
     serving: list[ServingCase] = Field(default_factory=list)
     diffusion: list[DiffusionCase] = Field(default_factory=list)
     memory: list[MemoryCase] = Field(default_factory=list)
+    image_speed: list[ImageSpeedCase] = Field(default_factory=list)
 
 
 def load_calibration(folder: Path) -> tuple[dict[str, CalibrationFile], list[Problem]]:

@@ -627,6 +627,19 @@ class OpenModel(Record):
         description="Diffusion models: denoiser passes per image per step: 2 with classifier-free guidance "
         "(a negative prompt, as SDXL), 1 for guidance-distilled models (FLUX.1-dev).",
     )
+    default_steps: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="Diffusion models: denoising steps the model's pipeline runs by default (its source in a comment).",
+    )
+    denoiser_text_tokens: int | None = Field(
+        default=None,
+        ge=0,
+        le=4096,
+        description="Diffusion transformers with joint attention (FLUX, SD3): text tokens that pass through "
+        "every denoiser block beside the image tokens.",
+    )
     license: ShortText = Field(description="Licence name.")
     source: HttpUrl = Field(description="Model card or config.json the figures come from.")
 
@@ -803,6 +816,19 @@ class Scenario(Record):
         gt=0,
         le=3650,
         description="Training: the job must finish within this many days; plans scale out (more cards, more nodes) to meet it.",
+    )
+    images_per_month: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e10,
+        description="Image generation: images to produce a month; plans rent enough copies to make them in the "
+        "month's hours of use.",
+    )
+    steps: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="Image models: denoising steps per image (default: the model's default_steps, else rules.yaml).",
     )
     hours_per_month: float | None = Field(
         json_schema_extra={"default_from": "cost.hours_per_month"},

@@ -175,6 +175,9 @@ class DefaultRules(_Section):
     offload: Annotated[Offload, Strict(False)] = Field(
         description="Image models: none (all parts on the GPU) or model (model CPU offload)."
     )
+    steps: int = Field(
+        ge=1, le=1000, description="Image models: denoising steps when neither the reader nor the model entry says."
+    )
     disk_gb: float = Field(ge=0, description="Data disk kept all month, GB.")
     egress_gb_month: float = Field(ge=0, description="Outbound traffic per month, GB.")
     public_ip: bool = Field(description="Whether one public IP per instance is rented.")
@@ -519,6 +522,29 @@ class ServingRules(_Section):
     large_card_max_concurrency: int = Field(ge=1, description="max_num_seqs on such large cards.")
 
 
+class ImageSpeedRules(_Section):
+    """Image generation: seconds per image of a diffusion pipeline (generator/engine/image_speed.py)."""
+
+    latent_downsample: int = Field(ge=1, description="Pixels per latent along one side (the VAE's factor, 8).")
+    token_latents: dict[str, int] = Field(
+        description="Latents per side of one denoiser token, by denoiser role: transformer 2 (2×2 patches), "
+        "unet 4 (the innermost level, where most of its parameters work)."
+    )
+    efficiency: dict[str, float] = Field(
+        description="Share of the dense 16-bit tensor peak one denoiser pass reaches, by denoiser role "
+        "(calibrated: docs-dev/calibration/image-speed.yaml)."
+    )
+    architecture_factor: dict[str, float] = Field(
+        default_factory=dict,
+        description="Efficiency relative to Ampere and Ada by GPU architecture (gpus.yaml architecture; others 1).",
+    )
+    text_tokens: int = Field(ge=1, description="Tokens each text encoder reads per prompt (CLIP's 77).")
+    vae_decode_tflops_per_megapixel: float = Field(gt=0, description="VAE decoder TFLOPs per output megapixel.")
+    fp32_decode_slowdown: float = Field(
+        ge=1, description="How much slower a VAE decode upcast to fp32 runs than in 16 bits (TF32 tensor cores)."
+    )
+
+
 class SpeedRules(_Section):
     """Everything the speed estimator needs."""
 
@@ -534,6 +560,7 @@ class SpeedRules(_Section):
     prefill_mfu: float = Field(gt=0, le=1, description="Share of the dense peak prompt processing reaches.")
     fp8_speedup: float = Field(ge=1, description="FP8 GEMM speed over BF16 in practice.")
     serving: ServingRules = Field(description="Serving engine limits.")
+    image: ImageSpeedRules = Field(description="Image generation speed.")
 
 
 # --------------------------------------------------------------------------- landing pages

@@ -81,6 +81,10 @@ class Arch:
     linear_state: int = 0
     dense_layers: int = 0
     shared_experts: int = 0
+    #: diffusion: denoising steps the model is usually run with (None: rules.defaults.steps), and the
+    #: text tokens a joint-attention transformer carries beside the image tokens (FLUX: 512)
+    default_steps: int | None = None
+    denoiser_text_tokens: int = 0
 
     # ---------------------------------------------------------------- construction
 
@@ -96,6 +100,8 @@ class Arch:
                 ),
                 m.denoiser_passes or 1,
                 defaults,
+                default_steps=m.default_steps,
+                denoiser_text_tokens=m.denoiser_text_tokens or 0,
             )
         return cls.from_params(
             m.params_b,
@@ -236,12 +242,21 @@ class Arch:
 
     @classmethod
     def diffusion(
-        cls, params_b: float, components: tuple[Component, ...], denoiser_passes: int, defaults: ArchDefaults
+        cls,
+        params_b: float,
+        components: tuple[Component, ...],
+        denoiser_passes: int,
+        defaults: ArchDefaults,
+        *,
+        default_steps: int | None = None,
+        denoiser_text_tokens: int = 0,
     ) -> Arch:
         """An image-generation pipeline: its parts carry the sizes; the transformer fields stay a
         placeholder shape that no diffusion formula reads."""
         shape = cls.from_params(params_b, kind=ModelKind.diffusion, defaults=defaults)
-        return cls(**{**shape.__dict__, "components": components, "denoiser_passes": denoiser_passes, "derived": ()})
+        extra = {"default_steps": default_steps, "denoiser_text_tokens": denoiser_text_tokens}
+        return cls(**{**shape.__dict__, "components": components, "denoiser_passes": denoiser_passes, "derived": (),
+                      **extra})  # fmt: skip
 
     # ---------------------------------------------------------------- derived sizes
 

@@ -12,10 +12,18 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from generator.data.calibration import CalibrationFile, CaseArch, DiffusionCase, MemoryCase, ServingCase, TrainingCase
+from generator.data.calibration import (
+    CalibrationFile,
+    CaseArch,
+    DiffusionCase,
+    ImageSpeedCase,
+    MemoryCase,
+    ServingCase,
+    TrainingCase,
+)
 from generator.data.records import Gpu, ModelKind, Precision, Workload
 from generator.data.rules import Rules
-from generator.engine import memory, speed
+from generator.engine import image_speed, memory, speed
 from generator.engine.arch import Arch, Component
 from generator.engine.footprint import kv_bytes_per_token, weight_bytes
 from generator.engine.request import Request
@@ -25,14 +33,16 @@ from generator.engine.units import SECONDS_PER_HOUR
 FINETUNE = frozenset({Workload.lora, Workload.qlora, Workload.full})
 
 #: Metrics that are times: a larger published value means slower.
-TIME_METRICS = frozenset({"gpu_hours", "wall_hours", "per_token_ms", "request_latency_s", "ttft_ms"})
+TIME_METRICS = frozenset(
+    {"gpu_hours", "wall_hours", "per_token_ms", "request_latency_s", "ttft_ms", "seconds_per_image"}
+)
 
 
 @dataclass(frozen=True)
 class CaseResult:
     file: str
     held_out: bool
-    group: str  # training | finetune | serving | diffusion | memory
+    group: str  # training | finetune | serving | diffusion | memory | image_speed
     kind: str  # serving: decode_single, decode_tp ...; training: the workload; otherwise the group
     id: str
     metric: str
@@ -133,6 +143,26 @@ def predict_memory(case: MemoryCase, rules: Rules) -> float:
     return weight_bytes(arch, case.precision, rules.memory) / 1e9
 
 
+def predict_image_speed(case: ImageSpeedCase, gpus: dict[str, Gpu], rules: Rules) -> float:
+    """Seconds per image (one image per call: the engine does not model batching)."""
+    parts = tuple(
+        Component(c.role, c.name, float(c.params), c.fp32_decode_in_fp16, float(c.fp32_params_in_fp16))
+        for c in case.components
+    )
+    total_b = sum(c.params for c in case.components) / 1e9
+    arch = Arch.diffusion(total_b, parts, case.denoiser_passes, rules.memory.arch_defaults,
+                          denoiser_text_tokens=case.denoiser_text_tokens)  # fmt: skip
+    req = Request.with_defaults(
+        rules.defaults,
+        Workload.inference,
+        arch,
+        Precision(case.precision),
+        resolution=case.resolution,
+        steps=case.steps,
+    )
+    return image_speed.seconds_per_image(req, _gpu(gpus, case.gpu, {}), rules).seconds
+
+
 def run(files: dict[str, CalibrationFile], gpus: dict[str, Gpu], rules: Rules) -> list[CaseResult]:
     """Every case of every file, in file order."""
     out: list[CaseResult] = []
@@ -150,6 +180,9 @@ def run(files: dict[str, CalibrationFile], gpus: dict[str, Gpu], rules: Rules) -
         for m in f.memory:
             out.append(CaseResult(name, f.held_out, "memory", m.metric, m.id, m.metric, m.published,
                                   predict_memory(m, rules)))  # fmt: skip
+        for im in f.image_speed:
+            out.append(CaseResult(name, f.held_out, "image_speed", "image_speed", im.id, im.metric, im.published,
+                                  predict_image_speed(im, gpus, rules)))  # fmt: skip
     return out
 
 
@@ -158,7 +191,7 @@ def summarise(results: list[CaseResult]) -> list[GroupSummary]:
     import math
 
     out = []
-    for group in ("training", "finetune", "serving", "diffusion", "memory"):
+    for group in ("training", "finetune", "serving", "diffusion", "memory", "image_speed"):
         for held in (False, True):
             mine = [r for r in results if r.group == group and r.held_out is held]
             if not mine:

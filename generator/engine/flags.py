@@ -34,6 +34,7 @@ FLAG_OF: dict[str, str] = {
     "output_tokens": "output-tokens",
     "resolution": "resolution",
     "offload": "offload",
+    "steps": "steps",
 }
 
 #: A flag's value as parsed: text for the enums, numbers, a switch, or None when not given.
@@ -64,7 +65,7 @@ def request_from_flags(
         grad_checkpointing=None if switch is None else bool(switch),
         optimizer=None if optimizer is None else Optimizer(optimizer), lora_rank=whole("lora-rank"),
         gpus=gpus, zero_stage=whole("zero-stage"), output_tokens=output_tokens, resolution=whole("resolution"),
-        offload=None if offload is None else Offload(offload),
+        offload=None if offload is None else Offload(offload), steps=whole("steps"),
     )  # fmt: skip
 
 
@@ -85,6 +86,8 @@ def request_flags(cat: Catalogue, model_id: str, req: Request, job_tokens_b: flo
             flags[FLAG_OF["resolution"]] = num(req.resolution)
         if req.offload is not d.offload:
             flags[FLAG_OF["offload"]] = req.offload.value
+        if req.steps is not None:
+            flags[FLAG_OF["steps"]] = num(req.steps)
         return flags
     if req.context != d.context:
         flags[FLAG_OF["context"]] = num(req.context)

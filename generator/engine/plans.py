@@ -17,7 +17,11 @@ What a plan is worth depends on the workload (its *measure*):
 * **serving a language model**: the cost per million tokens at the load the reader states (its
   concurrent requests), on the GPU rent alone, for the fewest instances that hold that load and
   give every user at least ``rules.decision.latency_floor`` (time to first token, output speed).
-* **anything else** (image generation, training without a token count): the monthly total.
+* **generating images**: the cost per 1,000 images, GPU rent alone (every rented card runs its own
+  copy of the pipeline): at the plan's throughput over the month's hours of use, or, with a monthly
+  volume, the rent to make the month's images (a job, priced as training jobs are) over the images,
+  on enough instances to make them within the hours of use.
+* **anything else** (training without a token count): the monthly total.
 
 The search is exhaustive where it must be: for a fixed offer a job's rent can only fall as
 instances are added while the billing tier rounds the job up to whole periods, so the search goes
@@ -29,13 +33,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from generator.data.records import Billing, Delivery, Gpu, Offer, Workload
 from generator.data.rules import Rules
 from generator.engine import cost as costs
-from generator.engine import speed
+from generator.engine import image_speed, speed
 from generator.engine.sizing import Sizing
 
 #: Most instances a search tries for one offer (a 2,048-node cluster of 8-card servers).
@@ -47,6 +51,7 @@ class Measure(StrEnum):
 
     job_rent = "job_rent"  # training with a token count: yuan to finish the job
     cost_per_mtok = "cost_per_mtok"  # LLM serving: yuan per million tokens at the stated load
+    cost_per_kimage = "cost_per_kimage"  # image generation: yuan per 1,000 images (GPU rent only)
     monthly = "monthly"  # everything else: the monthly total
 
 
@@ -57,10 +62,11 @@ class NoPlan(StrEnum):
     needs_link = "needs_link"  # several cards must share a scale-up link this offer's form or cards lack
     deadline = "deadline"  # even the largest plan misses the deadline
     too_slow = "too_slow"  # no plan meets the latency floor
+    volume = "volume"  # even the largest plan cannot make the month's images
 
 
 #: Order of telling: the later a kind, the closer the offer came to a plan.
-_TELLING = [NoPlan.needs_link, NoPlan.needs_fabric, NoPlan.too_slow, NoPlan.deadline]
+_TELLING = [NoPlan.needs_link, NoPlan.needs_fabric, NoPlan.too_slow, NoPlan.volume, NoPlan.deadline]
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,16 @@ class Load:
 
 
 @dataclass(frozen=True)
+class Images:
+    """An image plan's output, after the delivery's speed loss."""
+
+    images_per_hour: float  # every copy together
+    cost_per_kimage_cny: float  # GPU rent per 1,000 images (at the throughput, or to make the volume)
+    hours: float  # hours each instance runs a month
+    volume: float | None = None  # the month's images the plan makes (None: priced at its throughput)
+
+
+@dataclass(frozen=True)
 class Plan:
     """Whole instances of one offer, with what they cost and do for the workload."""
 
@@ -88,6 +104,7 @@ class Plan:
     job_hours: float | None = None
     job_cost_cny: float | None = None
     load: Load | None = None
+    images: Images | None = None
 
     @property
     def cards_billed(self) -> int:
@@ -103,6 +120,8 @@ class Plan:
             return self.job_cost_cny if self.job_cost_cny is not None else math.inf
         if measure is Measure.cost_per_mtok:
             return self.load.cost_per_mtok_cny if self.load is not None else math.inf
+        if measure is Measure.cost_per_kimage:
+            return self.images.cost_per_kimage_cny if self.images is not None else math.inf
         return self.monthly.total
 
     def key(self, measure: Measure) -> tuple[float, float, float, str]:
@@ -124,6 +143,7 @@ class Need:
     measure: Measure
     usage: costs.Usage
     deadline_hours: float | None = None
+    images_per_month: float | None = None  # image generation: the month's volume (None: one instance)
 
     @property
     def training(self) -> bool:
@@ -297,6 +317,44 @@ class Planner:
         instances = math.ceil(m / k)
         return Plan(offer, instances, m, 1, self.monthly(offer, instances, need), keep_after(offer, self.rules))
 
+    def images(self, offer: Offer, need: Need, sizing: Sizing) -> list[Plan] | NoPlan:
+        """Every card of the instance runs a copy of the pipeline. Without a volume: one instance,
+        priced at its throughput over the month's hours of use. With one, the month's images are a
+        job: from the fewest instances that make them within the hours of use up to the first count
+        that finishes within one billing period, each priced by the rent to make them
+        (:func:`generator.engine.cost.job_cost_cny`: hours on demand, whole days or months) over
+        the images."""
+        assert sizing.image is not None
+        k, m = offer.cards, need.copy_cards
+        if m > k:
+            return NoPlan.needs_fabric  # a pipeline is never split across hosts
+        keep = keep_after(offer, self.rules)
+        copies = k // m
+        per_instance = copies * sizing.image.images_per_hour * keep
+        volume = need.images_per_month
+        if volume is None:
+            monthly = self.monthly(offer, 1, need)
+            hourly = monthly.gpu_rent / max(monthly.hours_used, 1e-9)
+            out = Images(per_instance, image_speed.cost_per_kimage(per_instance, hourly), monthly.hours_used)
+            return [Plan(offer, 1, copies * m, copies, monthly, keep, images=out)]
+        made = per_instance * need.usage.hours_per_month
+        highest = self.rules.decision.max_plan_cards // k
+        lowest = math.ceil(volume / made) if made > 0 else highest + 1
+        if lowest > highest:
+            return NoPlan.volume
+        period = period_hours(offer, self.rules)
+        plans: list[Plan] = []
+        for n in range(max(1, lowest), min(highest, lowest + MAX_STEPS) + 1):
+            hours = volume / (n * per_instance)
+            rent = costs.job_cost_cny(offer, n * k, hours, self.pricing)
+            usage = replace(need.usage, hours_per_month=hours)
+            monthly = costs.monthly_cost(offer, n * k, usage, self.pricing)
+            out = Images(n * per_instance, rent / volume * 1000, hours, volume)
+            plans.append(Plan(offer, n, n * copies * m, n * copies, monthly, keep, images=out))
+            if period == 0.0 or hours <= period + 1e-9:
+                break  # more instances only add rent from here
+        return plans
+
     # ------------------------------------------------------------------ the search
 
     def job_plans(self, offer: Offer, need: Need, sizing: Sizing, gpu: Gpu) -> list[Plan] | NoPlan:
@@ -351,6 +409,8 @@ class Planner:
                 found = self.job_plans(offer, need, sizing, gpu)
             elif need.measure is Measure.cost_per_mtok:
                 found = self.serving(offer, need, sizing, gpu)
+            elif need.measure is Measure.cost_per_kimage:
+                found = self.images(offer, need, sizing)
             else:
                 found = self.simple(offer, need, gpu)
             if isinstance(found, NoPlan):

@@ -46,6 +46,8 @@ class Constraints:
     billing: tuple[Billing, ...] | None = None
     #: a training job must finish within this many hours (plans scale out to meet it); None: no deadline
     deadline_hours: float | None = None
+    #: image generation: images to make a month (plans rent enough copies); None: one instance
+    images_per_month: float | None = None
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ class RunnerUp:
     monthly: costs.MonthlyCost
     job_cost_cny: float | None  # training jobs: rent to finish the reference job
     cost_per_mtok_cny: float | None = None  # serving: yuan per million tokens at the stated load
+    cost_per_kimage_cny: float | None = None  # image generation: yuan per 1,000 images
 
 
 @dataclass
@@ -80,6 +83,8 @@ class Option:
     served_tokens_per_s: float | None = None  # prompt + output tokens/s at the concurrency memory allows
     cost_per_mtok_cny: float | None = None  # per million prompt + output tokens at that concurrency
     cost_per_mtok_at_batch_cny: float | None = None  # the same at the request's own concurrency (batch)
+    images_per_hour: float | None = None  # image generation: every rented card's copy together
+    cost_per_kimage_cny: float | None = None  # GPU rent per 1,000 images at that rate
     excluded: str | None = None  # why the option cannot be the pick
     reasons: list[str] = field(default_factory=list)
     needed: Delivery = Delivery.container  # the form the delivery rule asks for (the row shows the offer's)
@@ -190,7 +195,7 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         return opt
     pricing = c.pricing or costs.pricing_of(cat)
     measure = _measure(workload, sizing, c)
-    need = plans.Need(workload, cards, measure, c.usage, c.deadline_hours)
+    need = plans.Need(workload, cards, measure, c.usage, c.deadline_hours, c.images_per_month)
     planner = plans.Planner(rules, pricing, links_cards, lambda o: _has_fabric(cat, o))
     search = planner.search(offers, need, sizing, gpu)
     best = search.best
@@ -201,7 +206,13 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     if measure is plans.Measure.job_rent:
         opt.faster = plans.faster_plan(search, rules.decision.faster_note_tolerance)
     opt.runner_ups = [
-        RunnerUp(p.offer, p.monthly, p.job_cost_cny, p.load.cost_per_mtok_cny if p.load else None)
+        RunnerUp(
+            p.offer,
+            p.monthly,
+            p.job_cost_cny,
+            p.load.cost_per_mtok_cny if p.load else None,
+            p.images.cost_per_kimage_cny if p.images else None,
+        )
         for p in plans.best_per_provider(search, best.offer.provider, rules.prices.runner_ups)
     ]
     if c.budget_cny_month is not None and best.monthly.total > c.budget_cny_month:
@@ -220,6 +231,8 @@ def _measure(workload: Workload, sizing: Sizing, c: Constraints) -> plans.Measur
         return plans.Measure.job_rent
     if sizing.serving is not None:
         return plans.Measure.cost_per_mtok
+    if sizing.image is not None:
+        return plans.Measure.cost_per_kimage
     return plans.Measure.monthly
 
 
@@ -246,6 +259,8 @@ def _apply(opt: Option, plan: plans.Plan, measure: plans.Measure) -> None:
         opt.served_tokens_per_s = serving.at_capacity.total_tokens_per_s * plan.keep * plan.replicas
         opt.cost_per_mtok_cny = speed.cost_per_million_tokens(opt.served_tokens_per_s, hourly)
         opt.cost_per_mtok_at_batch_cny = plan.load.cost_per_mtok_cny
+    if plan.images is not None:
+        opt.images_per_hour, opt.cost_per_kimage_cny = plan.images.images_per_hour, plan.images.cost_per_kimage_cny
 
 
 def _no_plan_reason(kind: plans.NoPlan | None, gpu: Gpu, cards: int, c: Constraints, rules: Rules) -> str:
@@ -259,6 +274,8 @@ def _no_plan_reason(kind: plans.NoPlan | None, gpu: Gpu, cards: int, c: Constrai
         )
     if kind is plans.NoPlan.deadline and c.deadline_hours is not None:
         return f"即使用到 {rules.decision.max_plan_cards:,} 张卡也无法在 {c.deadline_hours / 24:g} 天内完成"
+    if kind is plans.NoPlan.volume and c.images_per_month is not None:
+        return f"即使用到 {rules.decision.max_plan_cards:,} 张卡，每月也出不了 {c.images_per_month:,.0f} 张图"
     if kind is plans.NoPlan.too_slow:
         floor = rules.decision.latency_floor
         return (
@@ -330,6 +347,7 @@ def for_scenario(cat: Catalogue, scenario: Scenario, sizer: Sizer | None = None)
         budget_cny_month=scenario.budget_cny_month,
         job_tokens_b=scenario.job_tokens_b,
         deadline_hours=scenario.deadline_days * 24 if scenario.deadline_days is not None else None,
+        images_per_month=scenario.images_per_month,
     )
 
     def sizing_for(gpu: Gpu) -> Sizing:
@@ -439,6 +457,12 @@ def _reasons(o: Option, training_job: bool, rules: Rules) -> list[str]:
             + (f"、{o.replicas} 份副本" if o.replicas > 1 else "")
             + f"每秒约处理 {o.served_tokens_per_s:,.0f} token，每百万 token 约 {cny(o.cost_per_mtok_cny, 2)}"
         )
+    if o.images_per_hour is not None and o.cost_per_kimage_cny is not None:
+        line = f"每小时约 {o.images_per_hour:,.0f} 张，每千张约 {cny(o.cost_per_kimage_cny, 2)}（只计 GPU 租金）"
+        img = o.plan.images if o.plan is not None else None
+        if img is not None and img.volume is not None:
+            line += f"：每月 {img.volume:,.0f} 张约要跑 {img.hours:,.1f} 小时"
+        out.append(line)
     if o.gpu.vendor is not Vendor.nvidia and not o.excluded:
         out.append(NOT_CUDA)
     if not o.excluded and (note := support.check_request(o.gpu, s.request, rules).note) is not None:

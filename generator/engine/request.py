@@ -74,6 +74,7 @@ class Request:
     resolution: int
     offload: Offload
     prefill_logits: PrefillLogits | None
+    steps: int | None  # image models: denoising steps (None: the model's default_steps, else rules')
 
     def __post_init__(self) -> None:
         for name in ("batch", "context", "lora_rank", "gpus", "resolution"):
@@ -104,10 +105,11 @@ class Request:
         kv_precision: Precision | None = None,
         output_tokens: int | None = None,
         prefill_logits: PrefillLogits | None = None,
+        steps: int | None = None,
     ) -> Request:
         """The request with each field left None taken from ``defaults`` (rules.yaml). ``gpus``
         is one card unless given (the sizing tries more); ``kv_precision``, ``output_tokens`` and
-        ``prefill_logits`` keep their meaning of None (see the class)."""
+        ``prefill_logits`` and ``steps`` keep their meaning of None (see the class)."""
 
         def pick(value: T | None, default: T) -> T:
             return default if value is None else value
@@ -120,7 +122,7 @@ class Request:
             optimizer=pick(optimizer, d.optimizer), lora_rank=pick(lora_rank, d.lora_rank), gpus=gpus,
             zero_stage=pick(zero_stage, d.zero_stage), output_tokens=output_tokens,
             resolution=pick(resolution, d.resolution), offload=pick(offload, d.offload),
-            prefill_logits=prefill_logits,
+            prefill_logits=prefill_logits, steps=steps,
         )  # fmt: skip
 
     @property

@@ -13,7 +13,7 @@ from typing import Any
 
 from generator.data.records import Gpu, ModelKind, OpenModel, Scenario, Workload
 from generator.data.rules import Rules
-from generator.engine import memory, speed
+from generator.engine import image_speed, memory, speed
 from generator.engine.arch import Arch
 from generator.engine.request import Estimate, Request
 
@@ -47,6 +47,7 @@ class Sizing:
     serving: ServingFigures | None = None  # language-model serving on min_cards cards
     request: Request | None = None  # the workload at min_cards (None when nothing fits)
     job_tokens_b: float | None = None  # the training job's size, billions of tokens
+    image: image_speed.ImageSpeed | None = None  # image generation: one image on one card
 
     @property
     def per_card_gib(self) -> float:
@@ -87,6 +88,7 @@ def scenario_request(scenario: Scenario, model: OpenModel, rules: Rules) -> Requ
         output_tokens=output_tokens(scenario.output_tokens, context, rules) if serving else None,
         resolution=scenario.resolution,
         offload=scenario.offload,
+        steps=scenario.steps,
     )
 
 
@@ -152,7 +154,7 @@ def size_workload(
     est = sizer.estimate(at)
     notes = [a.text_zh for a in est.assumptions]
     job_hours = tokens_per_s = None
-    train = serving = None
+    train = serving = image = None
     if cards is not None and job_tokens_b and req.workload is not Workload.inference:
         train = speed.training_hours(at, job_tokens_b * 1e9, gpu, cards, rules)
         job_hours = train.hours
@@ -162,6 +164,9 @@ def size_workload(
         tokens_per_s = serving.decode.tokens_per_s
         notes += [a.text_zh for a in serving.decode.assumptions]
         notes.append(_serving_note(serving))
+    if cards is not None and req.workload is Workload.inference and req.arch.kind is ModelKind.diffusion:
+        image = image_speed.seconds_per_image(at, gpu, rules)
+        notes.append(_image_note(at, image))
     return Sizing(
         min_cards=cards,
         max_cards=MAX_CARDS,
@@ -174,6 +179,7 @@ def size_workload(
         serving=serving,
         request=at if cards is not None else None,
         job_tokens_b=job_tokens_b if train is not None else None,
+        image=image,
     )
 
 
@@ -196,4 +202,15 @@ def _serving_note(s: ServingFigures) -> str:
     return (
         f"服务吞吐：每个请求提示 {cap.prompt_tokens:,} + 输出 {cap.output_tokens:,} token，预填充和解码分时进行；"
         f"并发数取{why}允许的 {cap.concurrency} 路；空闲时单个请求的首 token 延迟约 {cap.ttft_s * 1000:,.0f} ms。"
+    )
+
+
+def _image_note(req: Request, s: image_speed.ImageSpeed) -> str:
+    passes = (
+        "每步两次去噪（CFG：正向、负向提示各一次）" if req.arch.denoiser_passes > 1 else "每步一次去噪（引导蒸馏模型）"
+    )
+    return (
+        f"出图速度：{req.resolution}×{req.resolution}、{s.steps} 步、{passes}，单卡每张约 {s.seconds:,.1f} 秒"
+        f"（每小时约 {s.images_per_hour:,.0f} 张）；按去噪参数 × 潜空间 token 数估算计算量，"
+        "效率按公开的 SDXL / FLUX.1 实测校准，未计 torch.compile、TensorRT 等加速与批量出图"
     )

@@ -116,6 +116,8 @@ def _model(m: OpenModel) -> dict[str, Any]:
     if m.kind is ModelKind.diffusion:
         out["pipeline_precision"] = m.pipeline_precision.value if m.pipeline_precision else None
         out["denoiser_passes"] = m.denoiser_passes
+        out["default_steps"] = m.default_steps
+        out["denoiser_text_tokens"] = m.denoiser_text_tokens
         out["components"] = [
             {
                 "role": c.role.value,
@@ -194,6 +196,8 @@ def scenario_flags(cat: Catalogue, scenario_id: str, req: Request, usage: Usage)
         flags["budget"] = num(s.budget_cny_month)
     if s.deadline_days is not None:
         flags["deadline-days"] = num(s.deadline_days)
+    if s.images_per_month is not None:
+        flags["images-per-month"] = num(s.images_per_month)
     return flags
 
 

@@ -14,7 +14,7 @@ export function fromModel(m, d) {
       fp32_decode_in_fp16: c.fp32_decode_in_fp16,
       fp32_params_in_fp16: c.fp32_params_in_fp16,
     }));
-    return diffusion(m.params_b, comps, m.denoiser_passes || 1, d);
+    return diffusion(m.params_b, comps, m.denoiser_passes || 1, d, m.default_steps ?? null, m.denoiser_text_tokens || 0);
   }
   return fromParams(m.params_b, {
     layers: m.layers, hidden: m.hidden, heads: m.heads, kv_heads: m.kv_heads, vocab: m.vocab,
@@ -127,7 +127,7 @@ export function fromParams(paramsB, fields, d) {
   return makeArch({
     params_b: paramsB, active_params_b: activeB || paramsB, layers, hidden, heads, kv_heads: kvHeads,
     head_dim: headDim, intermediate, vocab, experts, experts_per_token: expertsPerToken,
-    tied_embeddings: tied, kind, derived, components: [], denoiser_passes: 1,
+    tied_embeddings: tied, kind, derived, components: [], denoiser_passes: 1, default_steps: null, denoiser_text_tokens: 0,
     kv_lora_rank: kvLoraRank, qk_rope_dim: fields.qk_rope_dim || 0, window,
     window_layers: window ? fields.window_layers || 0 : 0, linear_layers: fields.linear_layers || 0,
     linear_state: fields.linear_layers ? fields.linear_state || 0 : 0,
@@ -136,9 +136,12 @@ export function fromParams(paramsB, fields, d) {
 }
 
 /** Arch.diffusion: an image pipeline; its parts carry the sizes. */
-export function diffusion(paramsB, components, denoiserPasses, d) {
+export function diffusion(paramsB, components, denoiserPasses, d, defaultSteps = null, denoiserTextTokens = 0) {
   const shape = fromParams(paramsB, { kind: "diffusion" }, d);
-  return makeArch({ ...shape, components, denoiser_passes: denoiserPasses, derived: [] });
+  return makeArch({
+    ...shape, components, denoiser_passes: denoiserPasses, derived: [], default_steps: defaultSteps,
+    denoiser_text_tokens: denoiserTextTokens,
+  });
 }
 
 /** The derived sizes of Arch (its properties), computed once. */

@@ -2,14 +2,15 @@
  * instances of one offer as it is sold), and the cheapest by the workload's own measure: a training
  * job's rent, a serving load's cost per million tokens, else the monthly total. */
 import { jobCostCny, monthlyCost } from "./cost.js";
-import { compareTuples, roundTo } from "./py.js";
+import { costPerKimage } from "./image_speed.js";
+import { compareTuples, floorDiv, roundTo } from "./py.js";
 import { trainOn } from "./sizing.js";
 import { costPerMillionTokens, serve } from "./speed.js";
 
 const MAX_STEPS = 4096;
 
 /** NoPlan kinds, in order of telling (the later, the closer the offer came to a plan). */
-const TELLING = ["needs_link", "needs_fabric", "too_slow", "deadline"];
+const TELLING = ["needs_link", "needs_fabric", "too_slow", "volume", "deadline"];
 
 /** keep_after */
 export const keepAfter = (offer, rules) => (offer.delivery === "bare_metal" ? 1 : 1 - rules.delivery.container_virtualization_loss);
@@ -37,6 +38,7 @@ const dataParallel = (need) => (need.workload === "lora" || need.workload === "q
 export function planValue(p, measure) {
   if (measure === "job_rent") return p.job_cost_cny !== null ? p.job_cost_cny : Infinity;
   if (measure === "cost_per_mtok") return p.load !== null ? p.load.cost_per_mtok_cny : Infinity;
+  if (measure === "cost_per_kimage") return p.images !== null ? p.images.cost_per_kimage_cny : Infinity;
   return p.monthly.total;
 }
 
@@ -48,9 +50,9 @@ const planKey = (p, measure) => [
   p.offer.id,
 ];
 
-function makePlan(offer, instances, cardsUsed, replicas, monthly, keep, jobHours = null, jobCost = null, load = null) {
+function makePlan(offer, instances, cardsUsed, replicas, monthly, keep, jobHours = null, jobCost = null, load = null, images = null) {
   return {
-    offer, instances, cards_used: cardsUsed, replicas, monthly, keep, job_hours: jobHours, job_cost_cny: jobCost, load,
+    offer, instances, cards_used: cardsUsed, replicas, monthly, keep, job_hours: jobHours, job_cost_cny: jobCost, load, images,
     cards_billed: instances * offer.cards,
   };
 }
@@ -139,6 +141,43 @@ export class Planner {
     return makePlan(offer, instances, m, 1, this.monthly(offer, instances, need), keepAfter(offer, this.rules));
   }
 
+  /** images: every card runs a copy of the pipeline; without a volume one instance at its
+   * throughput, with one the month's images as a job (fewest instances within the hours of use, up to
+   * the first count that finishes within one billing period). */
+  images(offer, need, sizing) {
+    const k = offer.cards, m = need.copy_cards;
+    if (m > k) return "needs_fabric";
+    const keep = keepAfter(offer, this.rules);
+    const copies = floorDiv(k, m);
+    const perInstance = copies * sizing.image.images_per_hour * keep;
+    const volume = need.images_per_month;
+    if (volume === null || volume === undefined) {
+      const monthly = this.monthly(offer, 1, need);
+      const hourly = monthly.gpu_rent / Math.max(monthly.hours_used, 1e-9);
+      const images = {
+        images_per_hour: perInstance, cost_per_kimage_cny: costPerKimage(perInstance, hourly), hours: monthly.hours_used,
+        volume: null,
+      };
+      return [makePlan(offer, 1, copies * m, copies, monthly, keep, null, null, null, images)];
+    }
+    const made = perInstance * need.usage.hours_per_month;
+    const highest = floorDiv(this.rules.decision.max_plan_cards, k);
+    const lowest = made > 0 ? Math.ceil(volume / made) : highest + 1;
+    if (lowest > highest) return "volume";
+    const period = periodHours(offer, this.rules);
+    const plans = [];
+    const end = Math.min(highest, lowest + MAX_STEPS);
+    for (let n = Math.max(1, lowest); n <= end; n++) {
+      const hours = volume / (n * perInstance);
+      const rent = jobCostCny(offer, n * k, hours, this.pricing);
+      const monthly = monthlyCost(offer, n * k, { ...need.usage, hours_per_month: hours }, this.pricing);
+      const images = { images_per_hour: n * perInstance, cost_per_kimage_cny: rent / volume * 1000, hours, volume };
+      plans.push(makePlan(offer, n, n * copies * m, n * copies, monthly, keep, null, null, null, images));
+      if (period === 0 || hours <= period + 1e-9) break;
+    }
+    return plans;
+  }
+
   jobPlans(offer, need, sizing, gpu) {
     const k = offer.cards, m = need.copy_cards;
     const lowest = Math.max(1, Math.ceil(m / k));
@@ -180,6 +219,7 @@ export class Planner {
       let found;
       if (need.measure === "job_rent") found = this.jobPlans(offer, need, sizing, gpu);
       else if (need.measure === "cost_per_mtok") found = this.serving(offer, need, sizing, gpu);
+      else if (need.measure === "cost_per_kimage") found = this.images(offer, need, sizing);
       else found = this.simple(offer, need, gpu);
       if (typeof found === "string") refusals.push(found);
       else if (Array.isArray(found)) plans.push(...found);

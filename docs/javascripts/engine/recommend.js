@@ -47,7 +47,8 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
     gpu, sizing, cards, delivery, delivery_reason: why, needed: delivery, cards_billed: null, cards_used: null, replicas: 1,
     offer: null, offer_is_fallback: false, monthly: null,
     runner_ups: [], job_hours: null, job_cost_cny: null, decode_tokens_per_s: null, served_tokens_per_s: null,
-    cost_per_mtok_cny: null, cost_per_mtok_at_batch_cny: null, excluded: null, reasons: [],
+    cost_per_mtok_cny: null, cost_per_mtok_at_batch_cny: null, images_per_hour: null, cost_per_kimage_cny: null,
+    excluded: null, reasons: [],
     plan: null, faster: null, measure_value: null, load: null,
   };
   if (c.domestic_only && !gpu.domestic) {
@@ -78,7 +79,10 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
     return opt;
   }
   const measure = measureOf(workload, sizing, c);
-  const need = { workload, copy_cards: cards, measure, usage: c.usage, deadline_hours: c.deadline_hours };
+  const need = {
+    workload, copy_cards: cards, measure, usage: c.usage, deadline_hours: c.deadline_hours,
+    images_per_month: c.images_per_month ?? null,
+  };
   const planner = new Planner(rules, cat.pricing, linksCards);
   const search = planner.search(offers, need, sizing, gpu);
   const best = search.best;
@@ -90,6 +94,7 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
   if (measure === "job_rent") opt.faster = fasterPlan(search, rules.decision.faster_note_tolerance);
   opt.runner_ups = bestPerProvider(search, best.offer.provider, rules.prices.runner_ups).map((p) => ({
     offer: p.offer, monthly: p.monthly, job_cost_cny: p.job_cost_cny, cost_per_mtok_cny: p.load ? p.load.cost_per_mtok_cny : null,
+    cost_per_kimage_cny: p.images ? p.images.cost_per_kimage_cny : null,
   }));
   if (c.budget_cny_month !== null && best.monthly.total > c.budget_cny_month) {
     opt.excluded = `月成本 ${cny(best.monthly.total)} 超出预算 ${cny(c.budget_cny_month)}`;
@@ -104,6 +109,7 @@ const dataParallelOk = (workload, cards) => (workload === "lora" || workload ===
 function measureOf(workload, sizing, c) {
   if (workload !== "inference" && c.job_tokens_b !== null && sizing.job_hours !== null) return "job_rent";
   if (sizing.serving !== null) return "cost_per_mtok";
+  if (sizing.image !== null) return "cost_per_kimage";
   return "monthly";
 }
 
@@ -129,6 +135,10 @@ function applyPlan(opt, plan, measure) {
     opt.cost_per_mtok_cny = costPerMillionTokens(opt.served_tokens_per_s, hourly);
     opt.cost_per_mtok_at_batch_cny = plan.load.cost_per_mtok_cny;
   }
+  if (plan.images !== null) {
+    opt.images_per_hour = plan.images.images_per_hour;
+    opt.cost_per_kimage_cny = plan.images.cost_per_kimage_cny;
+  }
 }
 
 /** _no_plan_reason */
@@ -141,6 +151,9 @@ function noPlanReason(kind, gpu, cards, c, rules) {
   }
   if (kind === "deadline" && c.deadline_hours !== null) {
     return `即使用到 ${groupedInt(rules.decision.max_plan_cards)} 张卡也无法在 ${general(c.deadline_hours / 24)} 天内完成`;
+  }
+  if (kind === "volume" && c.images_per_month !== null && c.images_per_month !== undefined) {
+    return `即使用到 ${groupedInt(rules.decision.max_plan_cards)} 张卡，每月也出不了 ${grouped(c.images_per_month, 0)} 张图`;
   }
   if (kind === "too_slow") {
     const floor = rules.decision.latency_floor;
@@ -249,6 +262,12 @@ function reasons(o, trainingJob, costRules, rules) {
       + (o.replicas > 1 ? `、${o.replicas} 份副本` : "")
       + `每秒约处理 ${grouped(o.served_tokens_per_s, 0)} token，每百万 token 约 ${cny(o.cost_per_mtok_cny, 2)}`,
     );
+  }
+  if (o.images_per_hour !== null && o.cost_per_kimage_cny !== null) {
+    let line = `每小时约 ${grouped(o.images_per_hour, 0)} 张，每千张约 ${cny(o.cost_per_kimage_cny, 2)}（只计 GPU 租金）`;
+    const img = o.plan !== null ? o.plan.images : null;
+    if (img !== null && img.volume !== null) line += `：每月 ${grouped(img.volume, 0)} 张约要跑 ${grouped(img.hours, 1)} 小时`;
+    out.push(line);
   }
   if (o.gpu.vendor !== "NVIDIA" && !o.excluded) out.push(NOT_CUDA);
   if (!o.excluded) {

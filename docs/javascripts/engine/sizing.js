@@ -1,6 +1,7 @@
 /* Hand-written port of generator/engine/sizing.py: the smallest card count of a GPU that holds a
  * workload, with the estimate and the speed there. */
 import { cardCounts, estimate, usableGib } from "./memory.js";
+import { secondsPerImage } from "./image_speed.js";
 import { floorDiv } from "./py.js";
 import { decodeThroughput, maxConcurrency, serve, trainingHours } from "./speed.js";
 
@@ -47,12 +48,15 @@ export function sizeWorkload(req, gpu, rules, jobTokensB, sizer) {
   const cards = sizer.minGpus(req, gpu.memory_gb);
   const at = { ...req, gpus: cards || 1 };
   const est = sizer.estimate(at);
-  let train = null, serving = null;
+  let train = null, serving = null, image = null;
   if (cards !== null && jobTokensB && req.workload !== "inference") {
     train = trainingHours(at, jobTokensB * 1e9, gpu, cards, rules);
   }
   if (cards !== null && req.workload === "inference" && req.arch.kind === "llm") {
     serving = servingFigures(at, gpu, cards, rules);
+  }
+  if (cards !== null && req.workload === "inference" && req.arch.kind === "diffusion") {
+    image = secondsPerImage(at, gpu, rules);
   }
   return {
     request: cards !== null ? at : null,
@@ -66,6 +70,7 @@ export function sizeWorkload(req, gpu, rules, jobTokensB, sizer) {
     decode_tokens_per_s: serving ? serving.decode.tokens_per_s : null,
     train,
     serving,
+    image,
   };
 }
 

@@ -26,7 +26,7 @@ const FLAG_OF = { kv_heads: "kv-heads", heads: "heads", experts_per_token: "expe
 const NUMBER_FLAGS = ["params", ...ARCH_FLAGS, ...VARIANT_FLAGS.map(([f]) => f), "experts", "experts-per-token",
   "active-params", "batch", "context",
   "lora-rank", "prompt-tokens", "output-tokens", "resolution", "budget", "hours-per-month", "job-tokens", "disk-gb",
-  "egress-gb", "deadline-days"];
+  "egress-gb", "deadline-days", "steps", "images-per-month"];
 const CHOICE_FLAGS = { workload: WORKLOADS, precision: PRECISIONS, "kv-precision": PRECISIONS, optimizer: OPTIMIZERS,
   "zero-stage": ["0", "1", "2", "3"], offload: OFFLOADS };
 const SWITCHES = ["tied-embeddings", "domestic-only"];
@@ -48,7 +48,7 @@ export const LABELS = {
   "zero-stage": "ZeRO 阶段", "prompt-tokens": "提示长度", "output-tokens": "输出长度", resolution: "分辨率", offload: "CPU 卸载",
   budget: "月预算", "hours-per-month": "每月使用小时", "job-tokens": "任务 token 数", "deadline-days": "完成期限", "disk-gb": "数据盘", "egress-gb": "出站流量",
   "public-ip": "公网 IP", billing: "计费方式", "tied-embeddings": "共享词嵌入", "require-cuda": "只看 NVIDIA（CUDA）",
-  "domestic-only": "只看国产加速卡",
+  "domestic-only": "只看国产加速卡", steps: "去噪步数", "images-per-month": "每月出图量",
 };
 
 export class FieldError extends Error {
@@ -222,6 +222,9 @@ export function buildRequest(data, v) {
   if (!image && (v.resolution !== undefined || v.offload !== undefined)) {
     throw new FieldError(v.resolution !== undefined ? "resolution" : "offload", "分辨率和 CPU 卸载只用于图像模型");
   }
+  if (!image && (v.steps !== undefined || v["images-per-month"] !== undefined)) {
+    throw new FieldError(v.steps !== undefined ? "steps" : "images-per-month", "去噪步数和每月出图量只用于图像模型");
+  }
   const [context, output] = servingLengths(data, v, a.kind === "llm");
   if (output !== null && !(output >= 1 && output < context)) {
     throw new FieldError("context", "输出长度必须小于上下文：提示至少要有 1 个 token");
@@ -238,7 +241,7 @@ export function buildRequest(data, v) {
     batch: given("batch", d.batch), context, grad_checkpointing: given("grad_checkpointing", d.grad_checkpointing),
     optimizer: given("optimizer", d.optimizer), lora_rank: given("lora-rank", d.lora_rank), gpus: 1,
     zero_stage: given("zero-stage", d.zero_stage), output_tokens: output, resolution: given("resolution", d.resolution),
-    offload: given("offload", d.offload), prefill_logits: null,
+    offload: given("offload", d.offload), prefill_logits: null, steps: given("steps", null),
   };
 }
 
@@ -273,6 +276,7 @@ export function recommendResult(data, query, cat = catalogue(data)) {
       budget_cny_month: v.budget !== undefined ? v.budget : null, job_tokens_b: jobTokens,
       billing: v.billing !== undefined ? v.billing : null,
       deadline_hours: v["deadline-days"] !== undefined ? v["deadline-days"] * 24 : null,
+      images_per_month: v["images-per-month"] !== undefined ? v["images-per-month"] : null,
     };
     const sizer = new Sizer(r);
     const rec = recommend(cat, (gpu) => sizeWorkload(req, gpu, r, jobTokens, sizer), req.workload, constraints);
