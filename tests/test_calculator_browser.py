@@ -149,6 +149,20 @@ def test_quantized_inference(browser, server: str, cat: Catalogue) -> None:  # t
     page.close()
 
 
+def test_a_deadline_scales_the_plans_out(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    """完成期限: the field sends the deadline to the engine; the page ranks what `recommend
+    --deadline-days` ranks, and every plan it shows ends in time."""
+    q = "?workload=pretrain&model=llama-3.1-70b&precision=mixed&context=4096&job-tokens=10&require-cuda=1"
+    page = open_calc(browser, server, q)
+    page.fill("#calc-deadline-days", "5")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('deadline-days') === '5'")
+    want = python(cat, q + "&deadline-days=5")
+    assert page_rows(page) == eligible(want)
+    hours = [o["job_hours"] for o in want["options"] if o["eligible"]]
+    assert hours and all(h <= 5 * 24 for h in hours)
+    page.close()
+
+
 def test_pretraining_job_cost(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
     q = "?workload=pretrain&model=llama-3.1-70b&precision=mixed&context=4096&job-tokens=10&require-cuda=1"
     page = open_calc(browser, server, q)

@@ -44,7 +44,7 @@ const PRECISION_HINT = { qlora: "计算精度（底座固定按 NF4 存储）" }
 /** Text fields in the order the URL lists them. */
 const VARIANTS = VARIANT_FLAGS.map(([f]) => f);
 const TEXT_FLAGS = ["params", ...ARCH_FLAGS, ...VARIANTS, "experts", "experts-per-token", "active-params", "batch", "context",
-  "prompt-tokens", "output-tokens", "resolution", "steps", "images-per-month", "job-tokens", "lora-rank", "hours-per-month", "disk-gb", "egress-gb",
+  "prompt-tokens", "output-tokens", "resolution", "steps", "images-per-month", "job-tokens", "deadline-days", "lora-rank", "hours-per-month", "disk-gb", "egress-gb",
   "budget"];
 const SELECT_FLAGS = ["kv-precision", "offload", "optimizer", "zero-stage"];
 
