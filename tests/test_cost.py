@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from generator.data.catalogue import rate_on
-from generator.data.records import Currency, Delivery, FxRate, Offer
+from generator.data.records import Currency, FxRate, Offer
 from generator.data.rules import CostRules
 from generator.engine import cost
 
@@ -144,43 +144,3 @@ def test_a_job_pays_at_least_the_shortest_rental_its_tier_sells() -> None:
     hourly = offer(price=10, unit="hour", billing="on_demand")
     assert cost.job_cost_cny(hourly, cards=1, hours=25, pricing=PRICING) == pytest.approx(250.0)
     assert cost.minimum_rental_note(hourly, 25, RULES) is None
-
-
-def test_container_needs_take_containers_and_vms_then_unspecified_then_bare_metal() -> None:
-    a = offer(id="a", delivery="container", price=2)
-    v = offer(id="v", delivery="vm", price=3)
-    b = offer(id="b", delivery="unspecified", price_low=1000, price_high=2000, unit="month")
-    node = offer(id="n", delivery="bare_metal", cards=8, price=9600, unit="month")
-    assert cost.matching_offers([a, v, b, node], "g", Delivery.container, 1, 8) == ([a, v], False)
-    assert cost.matching_offers([b, node], "g", Delivery.container, 1, 8) == ([b], True)
-    # A container workload may run on a whole bare-metal machine; never the other way round.
-    assert cost.matching_offers([node], "g", Delivery.container, 1, 8) == ([node], True)
-    assert cost.matching_offers([a, b], "other", Delivery.container, 1, 8) == ([], True)
-
-
-def test_link_needs_take_bare_metal_and_whole_server_vms_with_a_stated_variant() -> None:
-    node = offer(id="n", delivery="bare_metal", cards=8, price=9600, unit="month")
-    vm8 = offer(id="vm8", delivery="vm", cards=8, price=30)
-    vm1 = offer(id="vm1", delivery="vm", cards=1, price=3)
-    box8 = offer(id="u8", delivery="unspecified", cards=8, price=25)
-    box1 = offer(id="u1", delivery="unspecified", cards=1, price=2)
-    pcie_maybe = offer(id="x", delivery="bare_metal", cards=8, price=5000, unit="month", variant_unstated=True)
-    container = offer(id="c", delivery="container", price=2)
-    assert cost.matching_offers([node, vm8, vm1, pcie_maybe, container], "g", Delivery.bare_metal, 4, 8) == (
-        [node, vm8],
-        False,
-    )
-    # Without a bare-metal or whole-server VM offer: whole-server offers of unstated form, as a fallback.
-    assert cost.matching_offers([vm1, box1, box8, container], "g", Delivery.bare_metal, 2, 8) == ([box8], True)
-    assert cost.matching_offers([vm1, box1, pcie_maybe], "g", Delivery.bare_metal, 2, 8) == ([], True)
-
-
-def test_cheapest_picks_hourly_for_light_use_and_monthly_for_heavy_use() -> None:
-    hourly = offer(id="h", price=2.0)
-    monthly = offer(id="m", price=1000, unit="month", billing="monthly")
-    light = cost.cheapest([hourly, monthly], 1, cost.Usage(200, 0, 0, False), PRICING)
-    heavy = cost.cheapest([hourly, monthly], 1, cost.Usage(700, 0, 0, False), PRICING)
-    assert light is not None and light.offer_id == "h"  # 400 < 1000
-    assert heavy is not None and heavy.offer_id == "m"  # 1400 > 1000
-    ranked = cost.ranked_costs([monthly, hourly], 1, cost.Usage(200, 0, 0, False), PRICING)
-    assert [m.offer_id for m in ranked] == ["h", "m"]

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, make_project, replace_in
+from test_cost import PRICING
+from test_cost import offer as make_offer
 
 from generator.data.catalogue import Catalogue
 from generator.data.records import Delivery, Offer, Workload
@@ -259,3 +261,39 @@ def test_image_plans_make_the_volume_and_rank_by_cost_per_thousand(volume: float
         assert o.images_per_hour * o.plan.images.hours == pytest.approx(volume)
     if volume == 1e6:
         assert any(o.plan is not None and o.plan.instances > 1 for o in rows)
+
+
+def test_sharded_training_takes_bare_metal_and_whole_server_vms_with_a_stated_variant() -> None:
+    """Multi-card sharded training needs the cards of one linked machine: bare metal, a cloud VM of a
+    whole 8-card server, or (priced as a fallback) a whole server of unstated form; never a
+    container, a 1-card VM, or an offer whose GPU variant (PCIe or SXM) the source leaves unstated."""
+    rules = BUNDLED.rules
+    assert rules.delivery.vm_whole_server_cards == 8
+    linked = {
+        "n": make_offer(id="n", delivery="bare_metal", cards=8, price=9600, unit="month"),
+        "vm8": make_offer(id="vm8", delivery="vm", cards=8, price=30),
+        "u8": make_offer(id="u8", delivery="unspecified", cards=8, price=25),
+    }
+    unlinked = {
+        "vm1": make_offer(id="vm1", delivery="vm", cards=1, price=3),
+        "u1": make_offer(id="u1", delivery="unspecified", cards=1, price=2),
+        "x": make_offer(id="x", delivery="bare_metal", cards=8, price=5000, unit="month", variant_unstated=True),
+        "c": make_offer(id="c", delivery="container", price=2),
+    }
+    assert all(plans.linked_form(o, rules) for o in linked.values())
+    assert not any(plans.linked_form(o, rules) for o in unlinked.values())
+
+
+def test_the_month_measure_picks_hourly_for_light_use_and_monthly_for_heavy_use() -> None:
+    hourly = make_offer(id="h", price=2.0)
+    monthly = make_offer(id="m", price=1000, unit="month", billing="monthly")
+    planner = plans.Planner(BUNDLED.rules, PRICING, links_cards, lambda _o: False)
+
+    def ranked(hours: float) -> list[str]:
+        need = plans.Need(Workload.inference, 1, plans.Measure.monthly, costs.Usage(hours, 0, 0, False))
+        found = [planner.simple(o, need, BUNDLED.gpus["rtx-4090-24g"]) for o in (monthly, hourly)]
+        got = sorted((p for p in found if isinstance(p, plans.Plan)), key=lambda p: p.key(need.measure))
+        return [p.offer.id for p in got]
+
+    assert ranked(200) == ["h", "m"]  # 400 < 1000
+    assert ranked(700) == ["m", "h"]  # 1400 > 1000

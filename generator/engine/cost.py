@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from generator.data.catalogue import Catalogue, rate_on
-from generator.data.records import Billing, Currency, Delivery, FxRate, Offer, PricePer, PriceUnit
+from generator.data.records import Billing, Currency, FxRate, Offer, PricePer, PriceUnit
 from generator.data.rules import CostRules, Rules
 from generator.engine.tariff import Tariff, tariffs_of
 
@@ -232,52 +232,3 @@ def job_cost_cny(offer: Offer, cards: int, hours: float, pricing: Pricing) -> fl
     the hours the offer's billing tier makes you pay (:func:`billed_hours`)."""
     instance_hour = instance_price_cny(offer, pricing) / hours_per_unit(offer.unit, pricing.rules)
     return instance_hour * instances_needed(offer, cards) * billed_hours(offer, hours, pricing.rules)
-
-
-def matching_offers(
-    offers: list[Offer], gpu_id: str, delivery: Delivery, cards: int, whole_server_cards: int
-) -> tuple[list[Offer], bool]:
-    """Offers that can serve ``cards`` cards of this GPU in the ``delivery`` form the rules chose,
-    and whether they are a fallback. ``offers`` are those that may price a recommendation
-    (current, in a pickable billing tier: ``Catalogue.pickable_offers``).
-
-    A **container** need (inference, single-card training) is served first by container and
-    cloud-VM offers alike (a GPU VM runs whatever a container runs); then by offers whose form
-    the source does not state; then, as a fallback, by whole bare-metal machines.
-
-    A **bare-metal** need (training on several cards over NVLink) is served by bare-metal offers
-    and by VMs that hold a whole server (``whole_server_cards`` cards or more: the VM's cards are
-    the server's, joined by its NVLink); then, as a fallback, by whole-server offers of unstated
-    form. Offers whose GPU variant the source leaves unstated never serve it (a PCIe card has no
-    NVLink fabric). The pages say when a fallback priced an option.
-    """
-    mine = [o for o in offers if o.gpu == gpu_id]
-    if delivery is Delivery.bare_metal:
-        linked = [o for o in mine if not o.variant_unstated]
-        whole = [o for o in linked if o.cards >= whole_server_cards]
-        tiers = [
-            [o for o in linked if o.delivery is Delivery.bare_metal or (o.delivery is Delivery.vm and o in whole)],
-            [o for o in whole if o.delivery is Delivery.unspecified],
-        ]
-    else:
-        tiers = [
-            [o for o in mine if o.delivery in (Delivery.container, Delivery.vm)],
-            [o for o in mine if o.delivery is Delivery.unspecified],
-            [o for o in mine if o.delivery is Delivery.bare_metal],
-        ]
-    for i, found in enumerate(tiers):
-        if found:
-            return found, i > 0
-    return [], True
-
-
-def ranked_costs(offers: list[Offer], cards: int, usage: Usage, pricing: Pricing) -> list[MonthlyCost]:
-    """Every offer's month for this use, cheapest first (ties broken by offer id)."""
-    costs = [monthly_cost(o, cards, usage, pricing) for o in offers]
-    return sorted(costs, key=lambda c: (round(c.total, 6), c.offer_id))
-
-
-def cheapest(offers: list[Offer], cards: int, usage: Usage, pricing: Pricing) -> MonthlyCost | None:
-    """The offer with the lowest monthly total for this use (ties broken by offer id)."""
-    ranked = ranked_costs(offers, cards, usage, pricing)
-    return ranked[0] if ranked else None

@@ -110,10 +110,6 @@ class Plan:
     def cards_billed(self) -> int:
         return self.instances * self.offer.cards
 
-    @property
-    def multi_node(self) -> bool:
-        return self.instances > 1 and (self.job_hours is not None or self.replicas < self.instances)
-
     def value(self, measure: Measure) -> float:
         """The plan's worth by ``measure`` (lower is better)."""
         if measure is Measure.job_rent:

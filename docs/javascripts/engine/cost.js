@@ -5,7 +5,6 @@
  * An offer (generator/pages/calculator.py _offer) carries its quoted price in its own currency and
  * basis: `price` (the middle of a quoted range), `per` (instance or card), `cards`, `unit`
  * (hour, day, month, year), `currency` and `as_of`. */
-import { compareTuples, roundTo } from "./py.js";
 
 /** rate_on: the rate nearest in date at or before `on`, else the earliest after it (ties: first in the file). */
 export function rateOn(rates, currency, on) {
@@ -111,35 +110,4 @@ export function minimumRentalNote(offer, hours, rules) {
 export function jobCostCny(offer, cards, hours, pricing) {
   const instanceHour = instancePriceCny(offer, pricing) / hoursPerUnit(offer.unit, pricing.rules);
   return instanceHour * instancesNeeded(offer, cards) * billedHours(offer, hours, pricing.rules);
-}
-
-/** matching_offers: [offers that can serve `cards` cards in the `delivery` form, whether they are a fallback]. */
-export function matchingOffers(offers, gpuId, delivery, cards, wholeServerCards) {
-  const mine = offers.filter((o) => o.gpu === gpuId);
-  let tiers;
-  if (delivery === "bare_metal") {
-    const linked = mine.filter((o) => !o.variant_unstated);
-    const whole = linked.filter((o) => o.cards >= wholeServerCards);
-    const wholeIds = new Set(whole.map((o) => o.id));
-    tiers = [
-      linked.filter((o) => o.delivery === "bare_metal" || (o.delivery === "vm" && wholeIds.has(o.id))),
-      whole.filter((o) => o.delivery === "unspecified"),
-    ];
-  } else {
-    tiers = [
-      mine.filter((o) => o.delivery === "container" || o.delivery === "vm"),
-      mine.filter((o) => o.delivery === "unspecified"),
-      mine.filter((o) => o.delivery === "bare_metal"),
-    ];
-  }
-  for (let i = 0; i < tiers.length; i++) if (tiers[i].length) return [tiers[i], i > 0];
-  return [[], true];
-}
-
-/** ranked_costs: every offer's month for this use, cheapest first (ties broken by offer id). */
-export function rankedCosts(offers, cards, usage, pricing) {
-  const costs = offers.map((o) => monthlyCost(o, cards, usage, pricing));
-  return costs.map((c) => [[roundTo(c.total, 6), c.offer_id], c])
-    .sort((a, b) => compareTuples(a[0], b[0]))
-    .map(([, c]) => c);
 }
