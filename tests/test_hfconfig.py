@@ -207,3 +207,60 @@ def test_config_json_and_shape_flags_do_not_mix(capsys: pytest.CaptureFixture[st
     code, _, err = _cli(capsys, "estimate", "--workload", "inference", "--config-json",
                         str(CONFIGS / "qwen3-8b.json"), "--layers", "40")  # fmt: skip
     assert code == 2 and "--layers" in err
+
+
+# --------------------------------------------------------------------------- the catalogue against its configs
+
+#: Catalogue model → the published config.json kept for it. The R1 distills keep their base model's
+#: config (the distill's own config.json has the same shape fields; see the fixtures' README).
+CATALOGUE_CONFIGS = {
+    "deepseek-v3": "deepseek-v3",
+    "deepseek-r1": "deepseek-v3",
+    "qwen2.5-7b": "qwen2.5-7b",
+    "qwen2.5-14b": "qwen2.5-14b",
+    "qwen2.5-32b": "qwen2.5-32b",
+    "deepseek-r1-distill-qwen-7b": "qwen2.5-7b",
+    "deepseek-r1-distill-qwen-14b": "qwen2.5-14b",
+    "deepseek-r1-distill-qwen-32b": "qwen2.5-32b",
+    "qwen3-8b": "qwen3-8b",
+    "qwen3-14b": "qwen3-14b",
+    "qwen3-32b": "qwen3-32b",
+    "qwen3-30b-a3b": "qwen3-30b-a3b",
+    "qwen3-235b-a22b": "qwen3-235b-a22b",
+    "qwen3-next-80b-a3b": "qwen3-next-80b-a3b",
+}
+#: models.yaml field → the flag read_config prints for it.
+FIELDS = {"layers": "layers", "hidden": "hidden", "heads": "heads", "kv_heads": "kv-heads", "vocab": "vocab",
+          "intermediate": "intermediate", "experts": "experts", "experts_per_token": "experts-per-token",
+          "shared_experts": "shared-experts", "dense_layers": "dense-layers", "kv_lora_rank": "kv-lora-rank",
+          "qk_rope_head_dim": "qk-rope-head-dim", "linear_attention_layers": "linear-layers",
+          "linear_state_values": "linear-state"}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def catalogue_models():  # type: ignore[no-untyped-def]
+    from generator.data.validate import load_catalogue
+
+    cat, problems = load_catalogue(REPO / "data", REPO)
+    assert cat is not None, problems
+    return cat.models
+
+
+def test_every_fixture_belongs_to_a_catalogue_model() -> None:
+    assert {p.stem for p in CONFIGS.glob("*.json")} == set(CATALOGUE_CONFIGS.values())
+
+
+@pytest.mark.parametrize(("model_id", "config"), sorted(CATALOGUE_CONFIGS.items()))
+def test_the_catalogue_agrees_with_its_config_json(catalogue_models, model_id: str, config: str) -> None:  # type: ignore[no-untyped-def]
+    """Each shape field in models.yaml is what config.json says; params_b within 0.1 % of the count read
+    (the reader leaves out biases and per-head norms, models.yaml keeps the checkpoint's exact count)."""
+    m = catalogue_models[model_id]
+    r = read_config(load(config))
+    for field, flag in FIELDS.items():
+        value = getattr(m, field)
+        assert (str(value) if value is not None else None) == r.flags.get(flag), (model_id, field)
+    assert (m.head_dim is None) == ("head-dim" not in r.flags) and str(m.head_dim or "") == r.flags.get("head-dim", "")
+    assert m.tied_embeddings == ("tied-embeddings" in r.flags)
+    assert abs(m.params_b * 1e9 - r.total) / r.total < 0.001, (model_id, m.params_b, r.total)
+    if m.active_params_b is not None:
+        assert abs(m.active_params_b - float(r.flags["active-params"])) / m.active_params_b < 0.01
