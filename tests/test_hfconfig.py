@@ -5,7 +5,8 @@ The expected counts are the model cards' and the checkpoints' own figures, not t
 
 * DeepSeek-V3 (README_WEIGHTS.md): "Total parameters: 671B", "Activation parameters: 36.7B
   (including 0.9B for the output Head)" — the active figure leaves out the input embedding lookup;
-* Qwen3-8B: "Number of Parameters: 8.2B; Number of Paramaters (Non-Embedding): 6.95B";
+* Qwen3-8B: "Number of Parameters: 8.2B; Number of Paramaters (Non-Embedding): 6.95B"; Qwen3-14B 14.8B /
+  13.2B and Qwen3-32B 32.8B / 31.2B on their cards;
 * Qwen3-30B-A3B: "30.5B in total and 3.3B activated"; Qwen3-235B-A22B: "235B in total and 22B
   activated"; Qwen3-Next-80B-A3B: "80B in total and 3B activated" (model cards).
 """
@@ -65,6 +66,14 @@ def test_qwen3_moe_counts_match_the_model_cards(
     assert abs(r.total / 1e9 - total_b) / total_b < 0.02
     embeddings = 0 if with_embeddings else 2 * 151936 * int(r.flags["hidden"]) / 1e9
     assert abs(float(r.flags["active-params"]) - embeddings - active_b) / active_b < 0.1  # the cards round
+
+
+@pytest.mark.parametrize(("name", "total_b", "non_embedding_b"), [("qwen3-14b", 14.8, 13.2), ("qwen3-32b", 32.8, 31.2)])
+def test_larger_qwen3_dense_counts_match_the_model_cards(name: str, total_b: float, non_embedding_b: float) -> None:
+    """Qwen3-14B card: "Number of Parameters: 14.8B", "(Non-Embedding): 13.2B"; Qwen3-32B: 32.8B, 31.2B."""
+    r = read_config(load(name))
+    assert round(r.total / 1e9, 1) == total_b
+    assert round(r.total / 1e9 - 2 * 151936 * 5120 / 1e9, 1) == non_embedding_b
 
 
 def test_qwen3_dense_counts_match_the_model_card() -> None:
