@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Billing, Gpu, Provider, Workload
+from generator.data.records import Billing, Gpu, Offer, Provider, Workload
 from generator.engine import cost as costs
 from generator.engine.flags import request_flags
 from generator.engine.links import describe_link
@@ -41,17 +41,27 @@ from generator.pages.seo import Crumb, breadcrumb_ld, clip, faq_ld, product_ld, 
 from generator.results import comparisons, model_pages
 from generator.results.claims import Verdict
 from generator.results.evaluate import Results
-from generator.results.market import price_series
+from generator.results.market import PriceSeries, ProviderSummary, price_series
 from generator.results.ownership import default_inputs, unrented_purchases, unrunnable_purchases
 from generator.results.scenarios import ScenarioResult
 
 #: (figure, digits) in the order GPU pages list them
 SPEC_ROWS = [
-    ("memory_gb", 0), ("memory_type", 0), ("memory_bandwidth_gbps", 0), ("bf16_tflops_dense", 1),
-    ("fp16_tflops_dense", 1), ("fp8_tflops_dense", 1), ("int8_tops_dense", 1), ("fp32_tflops", 1),
-    ("fp64_tflops", 1), ("tdp_w", 0), ("interconnect", 0), ("interconnect_gbps", 0), ("pcie_gen", 0),
+    ("memory_gb", 0),
+    ("memory_type", 0),
+    ("memory_bandwidth_gbps", 0),
+    ("bf16_tflops_dense", 1),
+    ("fp16_tflops_dense", 1),
+    ("fp8_tflops_dense", 1),
+    ("int8_tops_dense", 1),
+    ("fp32_tflops", 1),
+    ("fp64_tflops", 1),
+    ("tdp_w", 0),
+    ("interconnect", 0),
+    ("interconnect_gbps", 0),
+    ("pcie_gen", 0),
     ("compute_capability", 1),
-]  # fmt: skip
+]
 
 HOME: Crumb = ("首页", "index.md")
 GPUS: Crumb = ("GPU 详情", "gpus/index.md")
@@ -61,13 +71,42 @@ COMPARE: Crumb = ("GPU 对比", "compare/index.md")
 PROVIDERS: Crumb = ("租赁平台", "providers/index.md")
 
 
-class _Planner:
-    """Collects pages; fills in breadcrumbs, JSON-LD, lastmod and description limits."""
+#: the data files of pages that show specs and prices only
+SPECS_PRICES = ("data/gpus.yaml", "data/offers.yaml", "data/rules.yaml")
+#: the data files a GPU page is made from
+GPU_INPUTS = (
+    "data/gpus.yaml",
+    "data/offers.yaml",
+    "data/providers.yaml",
+    "data/fx.yaml",
+    "data/models.yaml",
+    "data/scenarios.yaml",
+)
+#: the data files a provider page is made from
+PROVIDER_INPUTS = ("data/providers.yaml", "data/offers.yaml", "data/fx.yaml", "data/gpus.yaml")
 
-    def __init__(self, cat: Catalogue, site_url: str) -> None:
+
+class _Planner:
+    """Collects pages; fills in breadcrumbs, JSON-LD, lastmod and description limits.
+
+    It also holds what several page kinds share: the catalogue, the results, the ladder's rows
+    and the pricing, each derived once.
+    """
+
+    def __init__(self, cat: Catalogue, results: Results, site_url: str, drawn: dict[str, str]) -> None:
         self.cat = cat
+        self.results = results
         self.site_url = site_url
+        self.drawn = drawn  # the ladder page's charts (pages.charts)
         self.pages: list[Page] = []
+        self.ladder = ladder_rows(cat, results.ladder)
+        self.by_id = {row.id: row for row in self.ladder}  # ladder rows by GPU id
+        self.srows = scenario_rows(cat, results.scenarios)
+        self.everything = cat.inputs  # every data file: pages that draw on the whole catalogue
+        self.pricing = costs.pricing_of(cat)
+        self.spec_rows = [(n, FIGURE_NAMES[n], d) for n, d in SPEC_ROWS]
+        self.gpu_names = {g.id: g.name for g in cat.gpus.values()}
+        self.sellers = {p.id: p.name for p in cat.providers.values()}
 
     def add(
         self,
@@ -105,78 +144,121 @@ class _Planner:
 
 def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str, str]) -> list[Page]:
     """Every Markdown page with its context; ``drawn``: the ladder page's charts (pages.charts)."""
-    ladder = ladder_rows(cat, results.ladder)
-    by_id = {row.id: row for row in ladder}
-    srows = scenario_rows(cat, results.scenarios)
-    models, pairs = results.models, results.pairs
-    hour_price = {row.id: row.hour_low for row in ladder}
-    everything = cat.inputs
-    specs_prices = ("data/gpus.yaml", "data/offers.yaml", "data/rules.yaml")
-    n_gpus, n_scenarios, n_pitfalls = len(cat.gpus), len(cat.scenarios), len(cat.pitfalls)
-    pl = _Planner(cat, site_url)
+    pl = _Planner(cat, results, site_url, drawn)
+    # every kind of page, in the order the navigation and the sitemap list them
+    for plan_kind in (
+        plan_home,
+        plan_ladder,
+        plan_scenario_index,
+        plan_pitfalls,
+        plan_delivery,
+        plan_gpu_index,
+        plan_sources,
+        plan_calculator,
+        plan_editions,
+        plan_editor_guide,
+        plan_model_index,
+        plan_metrics,
+        plan_claims,
+        plan_rent_or_buy,
+        plan_buyers,
+        plan_trends,
+        plan_compare_index,
+        plan_scenario_pages,
+        plan_gpu_pages,
+        plan_provider_pages,
+        plan_provider_index,
+        plan_model_pages,
+        plan_compare_pages,
+    ):
+        plan_kind(pl)
+    return pl.pages
 
-    pl.add(
-        "index.md",
-        "按工作负载选 GPU：显存、卡数、交付形式与月成本",
-        _home_description(cat),
-        ctx.HomeContext(
-            srows,
-            n_gpus,
-            len(models),
-            len(pairs),
-            n_pitfalls,
-            len({o.provider for o in cat.current_offers}),
-            len(cat.current_offers),
-        ),
-        everything,
+
+def plan_home(pl: _Planner) -> None:
+    """The front page: the scenarios and what the guide counts."""
+    cat, results = pl.cat, pl.results
+    context = ctx.HomeContext(
+        pl.srows,
+        len(cat.gpus),
+        len(results.models),
+        len(results.pairs),
+        len(cat.pitfalls),
+        len({o.provider for o in cat.current_offers}),
+        len(cat.current_offers),
     )
+    pl.add("index.md", "按工作负载选 GPU：显存、卡数、交付形式与月成本", _home_description(cat), context, pl.everything)
+
+
+def plan_ladder(pl: _Planner) -> None:
+    """The ladder: every GPU ranked, with its charts."""
+    cat, drawn = pl.cat, pl.drawn
     pl.add(
         "ladder.md",
         "GPU 天梯图：稠密算力、显存与租金排行",
-        f"{n_gpus} 款租赁常见 GPU 按稠密 BF16 算力排序，附显存、带宽、参考月租和每 TFLOP 时价格，数据截至 {cat.as_of}。",
+        f"{len(cat.gpus)} 款租赁常见 GPU 按稠密 BF16 算力排序，附显存、带宽、参考月租和每 TFLOP 时价格，数据截至 {cat.as_of}。",
         ctx.LadderContext(
-            ladder,
+            pl.ladder,
             cat.rules.cost.hours_per_month,
             drawn,
             {name: charts.lazy_chart(name, drawn[name]) for name in ("price", "memory")},
         ),
-        specs_prices,
+        SPECS_PRICES,
         hide_toc=True,
     )
+
+
+def plan_scenario_index(pl: _Planner) -> None:
+    """The list of scenarios with their picks."""
+    titles = "、".join(r.scenario.title for r in pl.results.scenarios.values())
     pl.add(
         "scenarios/index.md",
-        f"{n_scenarios} 个典型场景的选型方案",
-        "、".join(r.scenario.title for r in results.scenarios.values())[:60] + "：按规则计算的选型结果与月成本。",
-        ctx.ScenariosIndexContext(srows),
-        everything,
+        f"{len(pl.cat.scenarios)} 个典型场景的选型方案",
+        titles[:60] + "：按规则计算的选型结果与月成本。",
+        ctx.ScenariosIndexContext(pl.srows),
+        pl.everything,
     )
+
+
+def plan_pitfalls(pl: _Planner) -> None:
+    """The pitfalls, each with the numbers behind it."""
+    cat = pl.cat
     pl.add(
         "pitfalls.md",
         "GPU 租赁避坑指南",
-        f"{n_pitfalls} 个常见选型错误，每条都附数据：" + "、".join(p.title for p in cat.pitfalls),
-        ctx.PitfallsContext(_pitfall_items(cat, results.scenarios)),
-        everything,
+        f"{len(cat.pitfalls)} 个常见选型错误，每条都附数据：" + "、".join(p.title for p in cat.pitfalls),
+        ctx.PitfallsContext(_pitfall_items(cat, pl.results.scenarios)),
+        pl.everything,
     )
+
+
+def plan_delivery(pl: _Planner) -> None:
+    """Containers or bare metal: the rules and the multi-card offers."""
+    cat, delivery = pl.cat, pl.cat.rules.delivery
     pl.add(
         "delivery.md",
         "GPU 容器实例还是裸金属服务器",
         "容器实例与裸金属的隔离、互联、计费差异，以及按卡数和任务类型选择交付形式的规则。",
         ctx.DeliveryContext(
-            srows,
+            pl.srows,
             offer_rows(cat, [o for o in cat.current_offers if o.cards > 1]),
-            cat.rules.delivery.container_virtualization_loss,
-            cat.rules.delivery.bare_metal_min_training_cards,
-            cat.rules.delivery.vm_whole_server_cards,
+            delivery.container_virtualization_loss,
+            delivery.bare_metal_min_training_cards,
+            delivery.vm_whole_server_cards,
         ),
-        everything,
+        pl.everything,
     )
-    pl.add(
-        "gpus/index.md",
-        "GPU 详情",
-        f"{n_gpus} 款 GPU 的规格、数据来源和租赁报价一览。",
-        ctx.GpusIndexContext(ladder),
-        specs_prices,
-    )
+
+
+def plan_gpu_index(pl: _Planner) -> None:
+    """The list of GPUs."""
+    description = f"{len(pl.cat.gpus)} 款 GPU 的规格、数据来源和租赁报价一览。"
+    pl.add("gpus/index.md", "GPU 详情", description, ctx.GpusIndexContext(pl.ladder), SPECS_PRICES)
+
+
+def plan_sources(pl: _Planner) -> None:
+    """Where every figure and price comes from."""
+    cat = pl.cat
     pl.add(
         "sources.md",
         "数据来源",
@@ -184,140 +266,327 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
         ctx.SourcesContext(
             list(cat.gpus.values()), offer_rows(cat, cat.offers), list(cat.models.values()), cat.rules.cost, cat.fx
         ),
-        everything,
+        pl.everything,
     )
+
+
+def plan_calculator(pl: _Planner) -> None:
+    """The calculator, with the data its script computes from."""
     pl.add(
         "calculator.md",
         "GPU 选型与成本计算器",
         "填模型或参数量、用法、精度和用量，按本站的公式和报价算出每款 GPU 要几张卡、每月和整个任务花多少钱。",
-        ctx.CalculatorContext(calculator_data(cat)),
-        everything,
+        ctx.CalculatorContext(calculator_data(pl.cat)),
+        pl.everything,
         hide_toc=True,
         hide_nav=True,
     )
-    latest = cat.editions[-1].date.isoformat() if cat.editions else None
+
+
+def plan_editions(pl: _Planner) -> None:
+    """What changed in each data update, newest first."""
+    editions = pl.cat.editions
+    latest = editions[-1].date.isoformat() if editions else None
     pl.add(
         "editions.md",
         "本期变化：数据更新记录",
         f"每次数据更新的变化：价格、规格、天梯排名和场景推荐。最近一次更新 {latest or '暂无'}。",
-        ctx.EditionsContext(list(reversed(cat.editions))),
+        ctx.EditionsContext(list(reversed(editions))),
         ("data/editions.yaml",),
         lastmod=latest,
     )
+
+
+def plan_editor_guide(pl: _Planner) -> None:
+    """How to edit the data: every field's meaning, type and range."""
     pl.add(
         "editor-guide.md",
         "编辑指南：如何维护数据",
         "如何新增 GPU、报价和场景，每个数据字段的含义、类型和取值范围，以及提交前的检查命令。",
-        ctx.EditorGuideContext(editor_guide.field_docs(cat.rules)),
-        everything + ("generator/data/records.py", "generator/data/rules.py"),
+        ctx.EditorGuideContext(editor_guide.field_docs(pl.cat.rules)),
+        pl.everything + ("generator/data/records.py", "generator/data/rules.py"),
     )
+
+
+def plan_model_index(pl: _Planner) -> None:
+    """The list of models with their memory and card counts."""
     pl.add(
         "models/index.md",
         "模型显存与卡数速查",
-        f"{len(cat.models)} 个开源模型在推理、LoRA、QLoRA 和全参微调下每卡要多少显存、各 GPU 需要几张卡。",
-        ctx.ModelsIndexContext(models, cat.rules.pages.model_pages),
-        everything,
+        f"{len(pl.cat.models)} 个开源模型在推理、LoRA、QLoRA 和全参微调下每卡要多少显存、各 GPU 需要几张卡。",
+        ctx.ModelsIndexContext(pl.results.models, pl.cat.rules.pages.model_pages),
+        pl.everything,
     )
-    _editorial_pages(pl, results, everything)
-    pl.add("compare/index.md", "GPU 对比",
-           f"{len(pairs)} 组常被放在一起比较的 GPU：规格、每 TFLOP 价格、参照任务成本和计算结论。",
-           ctx.CompareIndexContext(pairs, {k: v.rank_label for k, v in by_id.items()}), everything)  # fmt: skip
 
-    for order, r in enumerate(results.scenarios.values(), 1):
+
+def plan_metrics(pl: _Planner) -> None:
+    """The explainer: precisions, sparsity, memory, links and power."""
+    pl.add(
+        "metrics.md",
+        "GPU 指标怎么看：精度、稀疏、显存带宽、互联与功耗",
+        "FP32、BF16、FP8、INT8 各用在哪，稀疏算力为什么是稠密的两倍，显存容量和带宽各决定什么，"
+        "NVLink 与 PCIe 差多少，功耗换成电费是多少。",
+        ctx.MetricsContext(pl.results.metrics, PRECISION_USES),
+        pl.everything,
+    )
+
+
+def plan_claims(pl: _Planner) -> None:
+    """The claims check: common statements against the data."""
+    claims = pl.results.claims
+    counts = [(v, sum(1 for c in claims if c.verdict is v)) for v in Verdict]
+    summary = "，".join(f"{v.value} {n} 条" for v, n in counts if n)
+    pl.add(
+        "claims.md",
+        "常见说法核对：GPU 租赁文章里的数字对不对",
+        f"用本站数据逐条核对 {len(claims)} 条常见说法（{summary}），每条附计算出的数字和理由。",
+        ctx.ClaimsContext(claims, pl.cat.claims.tolerance, VERDICT_CLASSES),
+        pl.everything,
+    )
+
+
+def plan_rent_or_buy(pl: _Planner) -> None:
+    """Rent or buy: what owning a card costs and when it pays back."""
+    cat, rows = pl.cat, pl.results.ownership
+    own = cat.ownership
+    start = default_inputs(own) if own else None
+    pl.add(
+        "rent-or-buy.md",
+        "租还是买：买卡的钱多久能回本",
+        "按有来源的买价、功耗电费、托管和残值，算出持有一张卡每月多少钱、和租用比多久回本；可以改用你自己的参数。",
+        ctx.OwnershipContext(
+            rows=rows,
+            unrented=unrented_purchases(cat),
+            unrunnable=unrunnable_purchases(cat),
+            system_power=list(own.system_power) if own else [],
+            inputs=start,
+            defaults=own.defaults if own else None,
+            electricity=list(own.electricity) if own else [],
+            pue=list(own.pue) if own else [],
+            hours_per_month=cat.rules.cost.hours_per_month,
+            data=ownership_form_data(cat, rows, start),
+        ),
+        pl.everything,
+        hide_toc=True,
+    )
+
+
+def plan_buyers(pl: _Planner) -> None:
+    """Three kinds of buyer and what each should rent."""
+    pl.add(
+        "buyers.md",
+        "三类用户怎么选 GPU：个人、API 服务和训练团队",
+        "个人开发者、提供大模型 API 的中小企业和训练团队，各自典型任务按本站规则算出的推荐卡与成本。",
+        ctx.BuyersContext(pl.results.buyers),
+        pl.everything,
+    )
+
+
+def plan_trends(pl: _Planner) -> None:
+    """Market trends: dated facts and trends computed from the data."""
+    trends = pl.results.trends
+    pl.add(
+        "trends.md",
+        "GPU 租赁市场趋势：出口管制、国产卡与显存",
+        f"{len(trends.facts)} 条带日期和出处的市场动态，加上从本站规格和报价算出的趋势。",
+        ctx.TrendsContext(trends, TREND_TOPIC_NAMES),
+        pl.everything,
+    )
+
+
+def plan_compare_index(pl: _Planner) -> None:
+    """The list of GPU comparisons."""
+    pairs = pl.results.pairs
+    pl.add(
+        "compare/index.md",
+        "GPU 对比",
+        f"{len(pairs)} 组常被放在一起比较的 GPU：规格、每 TFLOP 价格、参照任务成本和计算结论。",
+        ctx.CompareIndexContext(pairs, {k: v.rank_label for k, v in pl.by_id.items()}),
+        pl.everything,
+    )
+
+
+def plan_scenario_pages(pl: _Planner) -> None:
+    """One page per scenario: the pick, the options and why."""
+    cat = pl.cat
+    for order, r in enumerate(pl.results.scenarios.values(), 1):
         s, pick = r.scenario, r.rec.pick
         desc = s.summary
         if pick and pick.monthly:
             desc = f"计算推荐 {pick.gpu.name} × {pick.cards}，每月约 {cny(pick.monthly.total)}。{s.summary}"
-        pl.add(f"scenarios/{s.id}.md", s.title, desc,
-               ctx.ScenarioContext(s, r.request, r.usage, r.rec, cat.models[s.model], _reader_disagreement(cat, r),
-                                   _assumptions(r), r.api, calculator_query(scenario_flags(cat, s.id, r.request, r.usage)),
-                                   scenario_requires_cuda(s, cat.rules), _job_note(cat, pick)),
-               everything, trail=(SCENARIOS,), nav_order=order)  # fmt: skip
+        context = ctx.ScenarioContext(
+            s,
+            r.request,
+            r.usage,
+            r.rec,
+            cat.models[s.model],
+            _reader_disagreement(cat, r),
+            _assumptions(r),
+            r.api,
+            calculator_query(scenario_flags(cat, s.id, r.request, r.usage)),
+            scenario_requires_cuda(s, cat.rules),
+            _job_note(cat, pick),
+        )
+        pl.add(f"scenarios/{s.id}.md", s.title, desc, context, pl.everything, trail=(SCENARIOS,), nav_order=order)
 
-    gpu_pitfalls = {g: [p for p in cat.pitfalls if g in p.gpus] for g in cat.gpus}
-    spec_rows = [(n, FIGURE_NAMES[n], d) for n, d in SPEC_ROWS]
-    pricing = costs.pricing_of(cat)
-    sellers = {p.id: p.name for p in cat.providers.values()}
-    gpu_inputs = ("data/gpus.yaml", "data/offers.yaml", "data/providers.yaml", "data/fx.yaml",
-                  "data/models.yaml", "data/scenarios.yaml")  # fmt: skip
-    for row in ladder:
+
+def plan_gpu_pages(pl: _Planner) -> None:
+    """One page per GPU: specs, offers, price history, fits and comparisons."""
+    cat = pl.cat
+    for row in pl.ladder:
         gpu = row.gpu
         current, history = cat.current_for(gpu.id), cat.history_for(gpu.id)
         lastmod = max((o.as_of for o in current + history), default=cat.as_of).isoformat()
-        current_rows = sorted(offer_rows(cat, current, pricing), key=lambda r: (r.card_hour, r.offer.id))
-        history_rows = sorted(
-            offer_rows(cat, history, pricing), key=lambda r: (r.offer.as_of, r.offer.id), reverse=True
-        )
         pickable = [o for o in cat.pickable_offers if o.gpu == gpu.id]
-        series = price_series(cat, gpu.id, pricing)
-        history_svg = (
-            charts.history_chart(
-                [
-                    charts.Line(
-                        sellers.get(s.provider, s.provider), [(p.date.isoformat(), p.card_month) for p in s.points]
-                    )
-                    for s in series
-                ],
-                title=f"{gpu.name}：各提供方报价的变化",
-            )
-            if series
-            else None
+        pl.add(
+            f"gpus/{gpu.id}.md",
+            f"{gpu.name} 规格与租赁价格",
+            _gpu_description(gpu, row),
+            _gpu_context(pl, row, pickable),
+            GPU_INPUTS,
+            trail=(GPUS,),
+            extra_ld=(product_ld(gpu, pickable, pl.pricing, pl.site_url, pl.sellers),),
+            lastmod=lastmod,
         )
-        pl.add(f"gpus/{gpu.id}.md", f"{gpu.name} 规格与租赁价格", _gpu_description(gpu, row),
-               ctx.GpuContext(gpu=gpu, row=row, offers=current_rows, history=history_rows,
-                              spreads=results.spreads[gpu.id], series=series, history_chart=history_svg,
-                              no_offer_reason=None if pickable else _no_price_reason(cat, gpu),
-                              scenario_options=_scenario_options(results.scenarios, gpu), gpu_count=n_gpus,
-                              spec_rows=spec_rows, field_sources={k.value: v for k, v in gpu.field_sources.items()},
-                              fits=results.fits[gpu.id], fit_counts=cat.rules.pages.fit_card_counts,
-                              fit_spec=cat.rules.pages.model_pages.inference,
-                              comparisons=comparisons.comparisons_for(pairs, gpu.id), pitfalls=gpu_pitfalls[gpu.id],
-                              links_cards=links_cards, describe_link=describe_link),
-               gpu_inputs, trail=(GPUS,), extra_ld=(product_ld(gpu, pickable, pricing, site_url, sellers),),
-               lastmod=lastmod)  # fmt: skip
 
-    provider_inputs = ("data/providers.yaml", "data/offers.yaml", "data/fx.yaml", "data/gpus.yaml")
-    tiers = set(cat.rules.prices.pick_billing)
-    cheapest: dict[str, OfferRow | None] = {}
-    gpu_names = {g.id: g.name for g in cat.gpus.values()}
-    for summary in results.providers:
+
+def _gpu_context(pl: _Planner, row: LadderRow, pickable: list[Offer]) -> ctx.GpuContext:
+    """What one GPU page shows."""
+    cat, results, gpu, pricing = pl.cat, pl.results, row.gpu, pl.pricing
+    current_rows = sorted(offer_rows(cat, cat.current_for(gpu.id), pricing), key=lambda r: (r.card_hour, r.offer.id))
+    history_rows = sorted(
+        offer_rows(cat, cat.history_for(gpu.id), pricing), key=lambda r: (r.offer.as_of, r.offer.id), reverse=True
+    )
+    series = price_series(cat, gpu.id, pricing)
+    return ctx.GpuContext(
+        gpu=gpu,
+        row=row,
+        offers=current_rows,
+        history=history_rows,
+        spreads=results.spreads[gpu.id],
+        series=series,
+        history_chart=_history_chart(pl, gpu, series),
+        no_offer_reason=None if pickable else _no_price_reason(cat, gpu),
+        scenario_options=_scenario_options(results.scenarios, gpu),
+        gpu_count=len(cat.gpus),
+        spec_rows=pl.spec_rows,
+        field_sources={k.value: v for k, v in gpu.field_sources.items()},
+        fits=results.fits[gpu.id],
+        fit_counts=cat.rules.pages.fit_card_counts,
+        fit_spec=cat.rules.pages.model_pages.inference,
+        comparisons=comparisons.comparisons_for(results.pairs, gpu.id),
+        pitfalls=[p for p in cat.pitfalls if gpu.id in p.gpus],
+        links_cards=links_cards,
+        describe_link=describe_link,
+    )
+
+
+def _history_chart(pl: _Planner, gpu: Gpu, series: list[PriceSeries]) -> str | None:
+    """The chart of each provider's price over time; None without a price series."""
+    if not series:
+        return None
+    lines = [
+        charts.Line(pl.sellers.get(s.provider, s.provider), [(p.date.isoformat(), p.card_month) for p in s.points])
+        for s in series
+    ]
+    return charts.history_chart(lines, title=f"{gpu.name}：各提供方报价的变化")
+
+
+def plan_provider_pages(pl: _Planner) -> None:
+    """One page per provider: its offers by GPU, its price history and extras."""
+    cat, pricing = pl.cat, pl.pricing
+    for summary in pl.results.providers:
         prov = summary.provider
-        rows = offer_rows(cat, summary.current, pricing)
-        rows.sort(key=lambda r: (by_id[r.gpu.id].rank, r.card_hour, r.offer.id))
-        history_rows = sorted(offer_rows(cat, summary.history, pricing), key=lambda r: (r.offer.as_of, r.offer.id),
-                              reverse=True)  # fmt: skip
-        cheapest[prov.id] = _lowest(rows, tiers)
-        gpu_rows = [(by_id[gid], _lowest([r for r in rows if r.gpu.id == gid], tiers)) for gid in
-                    dict.fromkeys(r.gpu.id for r in rows)]  # fmt: skip
+        rows = _provider_rows(pl, summary)
+        history_rows = sorted(
+            offer_rows(cat, summary.history, pricing), key=lambda r: (r.offer.as_of, r.offer.id), reverse=True
+        )
+        gpu_rows = _gpu_rows(pl, rows)
         lastmod = max((o.as_of for o in summary.current + summary.history), default=cat.as_of).isoformat()
-        pl.add(f"providers/{prov.id}.md", f"{prov.name} GPU 租赁价格", _provider_description(prov, gpu_rows),
-               ctx.ProviderContext(summary, rows, history_rows, _extra_rows(prov), gpu_rows, cat.rules.cost),
-               provider_inputs, trail=(PROVIDERS,),
-               extra_ld=(provider_ld(prov, summary.current, gpu_names, pricing, site_url),), lastmod=lastmod)  # fmt: skip
-    n_providers = len(cat.providers)
-    pl.add("providers/index.md", "GPU 租赁平台与报价",
-           f"{n_providers} 家国内外 GPU 租赁平台、云厂商和行情来源：各家的卡型、计费方式、交付形式和每卡价格。",
-           ctx.ProvidersIndexContext(results.providers, cheapest, gpu_names), provider_inputs)  # fmt: skip
+        pl.add(
+            f"providers/{prov.id}.md",
+            f"{prov.name} GPU 租赁价格",
+            _provider_description(prov, gpu_rows),
+            ctx.ProviderContext(summary, rows, history_rows, _extra_rows(prov), gpu_rows, cat.rules.cost),
+            PROVIDER_INPUTS,
+            trail=(PROVIDERS,),
+            extra_ld=(provider_ld(prov, summary.current, pl.gpu_names, pricing, pl.site_url),),
+            lastmod=lastmod,
+        )
 
-    for mp in models:
-        title = f"{mp.model.name} {_kind_label(mp)}需要多少显存、几张卡"
+
+def plan_provider_index(pl: _Planner) -> None:
+    """The list of providers with each one's cheapest offer."""
+    tiers = set(pl.cat.rules.prices.pick_billing)
+    cheapest = {s.provider.id: _lowest(_provider_rows(pl, s), tiers) for s in pl.results.providers}
+    pl.add(
+        "providers/index.md",
+        "GPU 租赁平台与报价",
+        f"{len(pl.cat.providers)} 家国内外 GPU 租赁平台、云厂商和行情来源：各家的卡型、计费方式、交付形式和每卡价格。",
+        ctx.ProvidersIndexContext(pl.results.providers, cheapest, pl.gpu_names),
+        PROVIDER_INPUTS,
+    )
+
+
+def _provider_rows(pl: _Planner, summary: ProviderSummary) -> list[OfferRow]:
+    """A provider's current offers, ordered by the GPU's rank, then price."""
+    rows = offer_rows(pl.cat, summary.current, pl.pricing)
+    return sorted(rows, key=lambda r: (pl.by_id[r.gpu.id].rank, r.card_hour, r.offer.id))
+
+
+def _gpu_rows(pl: _Planner, rows: list[OfferRow]) -> list[tuple[LadderRow, OfferRow]]:
+    """Each GPU a provider offers, in the rows' order, with its cheapest offer."""
+    tiers = set(pl.cat.rules.prices.pick_billing)
+    gpus = dict.fromkeys(r.gpu.id for r in rows)
+    return [(pl.by_id[gid], _lowest([r for r in rows if r.gpu.id == gid], tiers)) for gid in gpus]
+
+
+def plan_model_pages(pl: _Planner) -> None:
+    """One page per model: memory per card, card counts and the cheapest option."""
+    cat = pl.cat
+    for mp in pl.results.models:
+        kind = _kind_label(mp)
         faq = _model_faq(mp, cat.rules.memory.inference.serving_stack.name)
-        pl.add(f"models/{mp.slug}.md", title, faq[0][0] + faq[0][1],
-               ctx.ModelContext(mp, faq, [reader_text(a.text_zh) for a in mp.single_card.assumptions], _kind_label(mp),
-                                _component_rows(mp), model_pages.speed_unconfirmed,
-                                calculator_query(request_flags(cat, mp.model.id, mp.request, mp.job_tokens_b))),
-               everything, trail=(MODELS,), extra_ld=(faq_ld(faq),))  # fmt: skip
+        context = ctx.ModelContext(
+            mp,
+            faq,
+            [reader_text(a.text_zh) for a in mp.single_card.assumptions],
+            kind,
+            _component_rows(mp),
+            model_pages.speed_unconfirmed,
+            calculator_query(request_flags(cat, mp.model.id, mp.request, mp.job_tokens_b)),
+        )
+        title = f"{mp.model.name} {kind}需要多少显存、几张卡"
+        pl.add(
+            f"models/{mp.slug}.md",
+            title,
+            faq[0][0] + faq[0][1],
+            context,
+            pl.everything,
+            trail=(MODELS,),
+            extra_ld=(faq_ld(faq),),
+        )
 
-    for pair in pairs:
+
+def plan_compare_pages(pl: _Planner) -> None:
+    """One page per GPU pair: specs side by side, job costs and the verdict."""
+    cat, results = pl.cat, pl.results
+    hour_price = {row.id: row.hour_low for row in pl.ladder}
+    for pair in results.pairs:
         jobs = comparisons.job_rows(cat, results.scenarios, pair)
         text = comparisons.verdict(pair, jobs, hour_price)
         question = f"{pair.a.name} 和 {pair.b.name} 哪个划算？"
         if pair.queries:  # the words people search with come first in the description
             question = f"{pair.queries[0]}？{question}"
-        pl.add(f"compare/{pair.slug}.md", f"{pair.a.name} 对比 {pair.b.name}", f"{question}{text}",
-               ctx.CompareContext(pair, jobs, text, (by_id[pair.a.id], by_id[pair.b.id]), spec_rows),
-               specs_prices + ("data/scenarios.yaml",), trail=(COMPARE,), extra_ld=(faq_ld([(question, text)]),))  # fmt: skip
-    return pl.pages
+        pl.add(
+            f"compare/{pair.slug}.md",
+            f"{pair.a.name} 对比 {pair.b.name}",
+            f"{question}{text}",
+            ctx.CompareContext(pair, jobs, text, (pl.by_id[pair.a.id], pl.by_id[pair.b.id]), pl.spec_rows),
+            SPECS_PRICES + ("data/scenarios.yaml",),
+            trail=(COMPARE,),
+            extra_ld=(faq_ld([(question, text)]),),
+        )
 
 
 def _no_price_reason(cat: Catalogue, gpu: Gpu) -> str:
@@ -325,8 +594,10 @@ def _no_price_reason(cat: Catalogue, gpu: Gpu) -> str:
     if not cat.offers_for(gpu.id):
         return "数据中还没有这张卡的报价：本站收录的平台和行情来源里都没有找到带日期、可引用的价格。"
     if not cat.current_for(gpu.id):
-        return (f"这张卡只有 {cat.rules.prices.fresh_days} 天以前的历史报价，已过时效，"
-                "不用于排名和成本计算，见下方历史报价。")  # fmt: skip
+        return (
+            f"这张卡只有 {cat.rules.prices.fresh_days} 天以前的历史报价，已过时效，"
+            "不用于排名和成本计算，见下方历史报价。"
+        )
     return "这张卡当前只有抢占式或长期合约报价：它们列在下表，但不用于排名和成本计算。"
 
 
@@ -420,8 +691,8 @@ def _image_faq(mp: model_pages.ModelPage) -> list[tuple[str, str]]:
     answer = "图像生成流水线不跨卡切分，一张卡要装下它："
     answer += f"{offload_phrase(req.offload.value)}时能用 {'、'.join(fits[:6])}" if fits else "数据中的 GPU 都装不下"
     if alt is not None:
-        more = [o.gpu.name for o in sorted(mp.fitting_gpus(alt), key=lambda o: (o.gpu.memory_gb, o.gpu.id))
-                if o.gpu.name not in fits]  # fmt: skip
+        alt_fits = sorted(mp.fitting_gpus(alt), key=lambda o: (o.gpu.memory_gb, o.gpu.id))
+        more = [o.gpu.name for o in alt_fits if o.gpu.name not in fits]
         if more and alt.total_gib < mp.single_card.total_gib:
             answer += f"；{other}后还能用 {'、'.join(more[:6])}"
     second = (f"{name} 生成图像需要几张卡？", answer + "。")
@@ -518,64 +789,6 @@ def _pitfall_items(cat: Catalogue, scenarios: dict[str, ScenarioResult]) -> list
 def _assumptions(r: ScenarioResult) -> list[str]:
     pick = r.rec.pick or (r.rec.options[0] if r.rec.options else None)
     return [reader_text(a) for a in pick.sizing.assumptions] if pick else []
-
-
-def _editorial_pages(pl: _Planner, results: Results, inputs: tuple[str, ...]) -> None:
-    """The explainer, the claims check, rent or buy, the buyers and the market trends."""
-    cat = pl.cat
-    m = results.metrics
-    pl.add(
-        "metrics.md",
-        "GPU 指标怎么看：精度、稀疏、显存带宽、互联与功耗",
-        "FP32、BF16、FP8、INT8 各用在哪，稀疏算力为什么是稠密的两倍，显存容量和带宽各决定什么，"
-        "NVLink 与 PCIe 差多少，功耗换成电费是多少。",
-        ctx.MetricsContext(m, PRECISION_USES),
-        inputs,
-    )
-    counts = [(v, sum(1 for c in results.claims if c.verdict is v)) for v in Verdict]
-    summary = "，".join(f"{v.value} {n} 条" for v, n in counts if n)
-    pl.add(
-        "claims.md",
-        "常见说法核对：GPU 租赁文章里的数字对不对",
-        f"用本站数据逐条核对 {len(results.claims)} 条常见说法（{summary}），每条附计算出的数字和理由。",
-        ctx.ClaimsContext(results.claims, cat.claims.tolerance, VERDICT_CLASSES),
-        inputs,
-    )
-    own = cat.ownership
-    start = default_inputs(own) if own else None
-    pl.add(
-        "rent-or-buy.md",
-        "租还是买：买卡的钱多久能回本",
-        "按有来源的买价、功耗电费、托管和残值，算出持有一张卡每月多少钱、和租用比多久回本；可以改用你自己的参数。",
-        ctx.OwnershipContext(
-            rows=results.ownership,
-            unrented=unrented_purchases(cat),
-            unrunnable=unrunnable_purchases(cat),
-            system_power=list(own.system_power) if own else [],
-            inputs=start,
-            defaults=own.defaults if own else None,
-            electricity=list(own.electricity) if own else [],
-            pue=list(own.pue) if own else [],
-            hours_per_month=cat.rules.cost.hours_per_month,
-            data=ownership_form_data(cat, results.ownership, start),
-        ),
-        inputs,
-        hide_toc=True,
-    )
-    pl.add(
-        "buyers.md",
-        "三类用户怎么选 GPU：个人、API 服务和训练团队",
-        "个人开发者、提供大模型 API 的中小企业和训练团队，各自典型任务按本站规则算出的推荐卡与成本。",
-        ctx.BuyersContext(results.buyers),
-        inputs,
-    )
-    pl.add(
-        "trends.md",
-        "GPU 租赁市场趋势：出口管制、国产卡与显存",
-        f"{len(results.trends.facts)} 条带日期和出处的市场动态，加上从本站规格和报价算出的趋势。",
-        ctx.TrendsContext(results.trends, TREND_TOPIC_NAMES),
-        inputs,
-    )
 
 
 def _job_note(cat: Catalogue, pick: Option | None) -> str | None:
