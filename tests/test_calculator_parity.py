@@ -136,7 +136,7 @@ def compare(py: Option, js: dict[str, Any]) -> list[str]:
             bad.append(f"{name}: python {a!r} != js {b!r}")
 
     same("gpu", py.gpu.id, js["gpu"])
-    same("excluded", py.excluded, js["excluded"])
+    same("excluded", py.excluded.record() if py.excluded else None, js["excluded"])  # typed: {kind, params}
     same("cards", py.cards, js["cards"])
     same("cards_billed", py.cards_billed, js["cards_billed"])
     same("cards_used", py.cards_used, js["cards_used"])
@@ -421,7 +421,7 @@ def test_the_random_inputs_reach_every_branch(random_run: Run) -> None:
     """The drawn cases do exercise what the comparison is for (so the test cannot pass vacuously)."""
     recs = [r for r in random_run.python if not isinstance(r, str)]
     options = [o for r in recs for o in r.options]
-    excluded = {o.excluded.split(" ")[0][:6] for o in options if o.excluded}
+    excluded = {o.excluded.kind for o in options if o.excluded}
     assert sum(1 for r in recs if r.pick) > 300
     assert sum(1 for r in recs if r.pick is None) > 10  # empty results too
     assert sum(1 for o in options if o.cards and o.cards > 8) > 50  # pipeline stages beyond one server
@@ -434,8 +434,11 @@ def test_the_random_inputs_reach_every_branch(random_run: Run) -> None:
     assert sum(1 for o in options if o.monthly and o.monthly.billing.value == "fixed_month") > 20
     assert sum(1 for o in options if o.sizing.serving and o.sizing.serving.capped) > 20
     assert len(excluded) >= 6, excluded
-    assert sum(1 for o in options if o.excluded and "不支持 BF16" in o.excluded) > 20  # BF16 jobs on V100/T4
-    assert sum(1 for o in options if o.excluded and "要求计算能力" in o.excluded and "BF16" not in o.excluded) > 5
+    refusals = [
+        str(o.excluded.params["refusal"]) for o in options if o.excluded and o.excluded.kind == "unsupported_format"
+    ]
+    assert sum(1 for r in refusals if "不支持 BF16" in r) > 20  # BF16 jobs on V100/T4 (support.py's refusal text)
+    assert sum(1 for r in refusals if "要求计算能力" in r and "BF16" not in r) > 5
     assert sum(1 for o in options if any("混合精度按 FP16" in r for r in o.reasons)) > 5
     assert sum(1 for o in options if any("Marlin" in r for r in o.reasons) and o.eligible) > 5  # kernel notes
 

@@ -28,6 +28,8 @@ from conftest import MINI_BUILD_DATE, make_project, replace_in
 
 from generator.data.problems import render
 from generator.data.validate import load_catalogue
+from generator.engine.exclusion import Exclusion, ExclusionKind
+from generator.pages.messages import explain
 from generator.pipeline import Generated, Project, generate
 from generator.results.market import gpu_spreads, price_series
 
@@ -187,7 +189,8 @@ def test_gpu_without_current_price_says_why_without_empty_tables(tmp_path: Path)
     # 2025-06-01 to the build date 2026-07-31: 365 + 30 + 30 = 425 days
     assert "### 历史报价" in h100 and "2025-06-01（425 天前，超过 180 天时效）" in h100
     opt = gen.results.scenarios["serve-7b"].rec.option_for("h100-sxm-80g")
-    assert opt is not None and opt.excluded == "这张卡只有 180 天前的历史报价，不用于排名"
+    assert opt is not None and opt.excluded == Exclusion(ExclusionKind.history_only, {"fresh_days": 180})
+    assert explain(opt.excluded) == "这张卡只有 180 天前的历史报价，不用于排名"
 
 
 # --------------------------------------------------------------------------- provider pages and open data

@@ -23,6 +23,7 @@ from generator.data.records import Delivery, Offer, Workload
 from generator.data.validate import load_catalogue
 from generator.engine import cost as costs
 from generator.engine import plans
+from generator.engine.exclusion import ExclusionKind
 from generator.engine.recommend import Option, _has_fabric, for_scenario, links_cards, scenario_usage
 from generator.engine.sizing import Sizer
 from generator.results.model_pages import model_page
@@ -227,7 +228,7 @@ def test_a_deadline_scales_out_and_is_met(tmp_path: Path) -> None:
     assert (rushed.pick.cards_used or 0) > (free.pick.cards_used or 0)
     impossible = for_scenario(cat, job.model_copy(update={"deadline_days": 1e-4}))
     assert impossible.pick is None
-    assert any("天内完成" in (o.excluded or "") for o in impossible.options)
+    assert any(o.excluded and o.excluded.kind is ExclusionKind.deadline for o in impossible.options)
 
 
 def test_serving_plans_meet_the_latency_floor() -> None:

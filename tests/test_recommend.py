@@ -16,6 +16,7 @@ from generator.data.validate import load_catalogue
 from generator.engine.arch import Arch
 from generator.engine.cost import Usage
 from generator.engine.delivery import delivery_form
+from generator.engine.exclusion import ExclusionKind
 from generator.engine.recommend import (
     Constraints,
     Option,
@@ -27,6 +28,7 @@ from generator.engine.recommend import (
 )
 from generator.engine.request import Request
 from generator.engine.sizing import size_workload
+from generator.pages.messages import explain
 
 REPO = Path(__file__).resolve().parent.parent
 _loaded, _ = load_catalogue(REPO / "data", REPO)
@@ -217,15 +219,17 @@ def test_cards_without_bf16_refuse_bf16_and_train_mixed_in_fp16() -> None:
     mixed_as_fp16 = "混合精度按 FP16 计算加动态损失缩放"
     for gid in no_bf16:
         if bf16[gid].cards is not None:
-            why = bf16[gid].excluded or ""
+            ex = bf16[gid].excluded
+            assert ex is not None and ex.kind is ExclusionKind.unsupported_format
+            why = str(ex.params["refusal"])
             assert why.startswith(f"{CAT.gpus[gid].name} 不支持 BF16") and "≥ 8.0" in why and why.endswith("改用 FP16")
-            assert bf16[gid].reasons[-1] == why
-        assert not (fp16[gid].excluded or "").startswith(f"{CAT.gpus[gid].name} 不支持")
+            assert explain(ex) == why and why not in bf16[gid].reasons  # the page says it once, from the table
+        assert getattr(fp16[gid].excluded, "kind", None) is not ExclusionKind.unsupported_format
         if mixed[gid].eligible:
             assert any(mixed_as_fp16 in r for r in mixed[gid].reasons)
     assert bf16["v100-pcie-32g"].cards == 1  # it fits: the refusal is the precision, not memory
     for gid in set(CAT.gpus) - no_bf16:
-        assert "不支持 BF16" not in (bf16[gid].excluded or "")
+        assert getattr(bf16[gid].excluded, "kind", None) is not ExclusionKind.unsupported_format
         assert not any(mixed_as_fp16 in r for r in mixed[gid].reasons)
 
 
@@ -247,9 +251,9 @@ def test_model_pages_and_scenarios_follow_the_require_cuda_default() -> None:
         others = [o for o in rec.options if o.gpu.vendor.value != "NVIDIA"]
         assert others, "the bundled catalogue has non-NVIDIA cards"
         if flag:
-            assert all(o.excluded and "CUDA" in o.excluded for o in others)
+            assert all(o.excluded and o.excluded.kind is ExclusionKind.needs_cuda for o in others)
         else:
-            assert not any(o.excluded and "CUDA" in o.excluded for o in others)
+            assert not any(o.excluded and o.excluded.kind is ExclusionKind.needs_cuda for o in others)
         unset = next(iter(CAT.scenarios.values())).model_copy(update={"require_cuda": None})
         assert scenario_requires_cuda(unset, rules) is flag
         assert scenario_requires_cuda(unset.model_copy(update={"require_cuda": not flag}), rules) is (not flag)

@@ -19,6 +19,7 @@ from generator.data.validate import load_catalogue
 from generator.engine import support
 from generator.engine.arch import Arch
 from generator.engine.cost import Usage
+from generator.engine.exclusion import ExclusionKind
 from generator.engine.recommend import Constraints, recommend
 from generator.engine.request import Request
 from generator.engine.sizing import size_workload
@@ -133,7 +134,8 @@ def test_fp8_serving_never_picks_a_card_that_cannot_run_it() -> None:
     for o in rec.options:
         cc = o.gpu.compute_capability
         if cc is not None and cc < 8.0 and o.cards is not None:
-            assert not o.eligible and "不支持 FP8" in (o.excluded or ""), o.gpu.id
+            assert o.excluded is not None and o.excluded.kind is ExclusionKind.unsupported_format, o.gpu.id
+            assert "不支持 FP8" in str(o.excluded.params["refusal"]), o.gpu.id
         if o.eligible and cc is not None and cc < 8.9:
             assert any("Marlin" in r for r in o.reasons), o.gpu.id  # weight-only, said so
     assert rec.pick is not None and (rec.pick.gpu.compute_capability or 0) >= 8.0

@@ -92,6 +92,7 @@ def test_recommend_domestic_only(capsys: pytest.CaptureFixture[str], mini_root: 
                        "--json", root=mini_root)  # fmt: skip
     data = json.loads(out)
     assert code == 0
+    assert all(o["exclusion"] == {"kind": "not_domestic", "params": {}} for o in data["options"])
     assert all(o["excluded"] == "不满足国产化要求" for o in data["options"])
     assert data["pick"] is None
 
@@ -211,6 +212,7 @@ def test_recommend_billing_preference(capsys: pytest.CaptureFixture[str], mini_r
     assert code == 0
     by_gpu = {o["gpu"]: o for o in json.loads(out)["options"]}
     assert (by_gpu["h100-sxm-80g"]["offer"], by_gpu["h100-sxm-80g"]["monthly_cost_cny"]) == ("bm-h100-8", 85275.0)
+    assert by_gpu["rtx-4090-24g"]["exclusion"] == {"kind": "no_billing_tier", "params": {"tiers": ["monthly"]}}
     assert by_gpu["rtx-4090-24g"]["excluded"] == "这张卡没有所选计费方式（包月）的当前报价"
     # without the flag every pickable tier counts, and the 4090's hourly price wins
     code, out, _ = run(

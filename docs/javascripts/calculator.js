@@ -255,13 +255,23 @@ function init() {
     return "—";
   }
 
+  /** An exclusion record {kind, params} in words, from the message table the page ships
+   * (generator/pages/messages.py): integers with thousands separators, billing tiers by name. */
+  function explain(ex) {
+    return data.messages.exclusion[ex.kind].replace(/\{(\w+)\}/g, (_, k) => {
+      const v = ex.params[k];
+      if (Array.isArray(v)) return v.map((b) => data.names.billing[b] || b).join("、");
+      return typeof v === "number" ? v.toLocaleString("en-US") : v;
+    });
+  }
+
   function reasonsRow(o, open) {
     const tr = el("tr", null, "gpu-calc__why");
     tr.hidden = !open;
     const td = el("td");
     td.colSpan = 8;
     const ul = el("ul");
-    for (const r of o.reasons) ul.appendChild(el("li", r));
+    for (const r of o.excluded ? [...o.reasons, explain(o.excluded)] : o.reasons) ul.appendChild(el("li", r));
     if (o.runner_ups.length) {
       ul.appendChild(el("li", "其他平台同样配置：" + o.runner_ups.map((u) => `${u.offer.label}，每月约 ${cny(u.monthly.total)}`).join("；")));
     }
@@ -311,11 +321,11 @@ function init() {
   function emptyResult(r) {
     const rec = r.rec;
     const box = [el("p", "没有满足全部条件的方案。", "gpu-calc__headline")];
-    const over = rec.options.filter((o) => o.monthly && o.excluded && o.excluded.startsWith("月成本"));
+    const over = rec.options.filter((o) => o.monthly && o.excluded && o.excluded.kind === "over_budget");
     const ul = el("ul");
     const counts = new Map();
     for (const o of rec.options) {
-      const key = o.excluded.startsWith("月成本") ? `超出月预算 ${cny(r.constraints.budget_cny_month)}` : o.excluded;
+      const key = o.excluded.kind === "over_budget" ? `超出月预算 ${cny(r.constraints.budget_cny_month)}` : explain(o.excluded);
       counts.set(key, (counts.get(key) || []).concat(o.gpu.name));
     }
     for (const [why, gpus] of counts) {
@@ -329,7 +339,7 @@ function init() {
       box.push(el("p", `最接近的方案：${nearest.gpu.name} × ${nearest.cards}，每月约 ${cny(nearest.monthly.total)}，超出预算 ${cny(extra)}。`
         + (r.constraints.usage.hours_per_month > 1 ? "减少每月使用小时或放宽预算就能用上它。" : "")));
     } else {
-      const tooBig = rec.options.filter((o) => o.cards === null && o.excluded.startsWith("即使"));
+      const tooBig = rec.options.filter((o) => o.cards === null && o.excluded.kind === "too_big");
       if (tooBig.length) {
         const biggest = tooBig.reduce((a, b) => (b.gpu.memory_gb > a.gpu.memory_gb ? b : a));
         const most = cardCounts(data.rules.memory, data.max_cards).slice(-1)[0];
@@ -379,7 +389,7 @@ function init() {
     excludedBox.querySelector("tbody").replaceChildren(...excluded.map((o) => {
       const tr = el("tr");
       tr.dataset.gpu = o.gpu.id;
-      tr.append(el("td", o.gpu.name), el("td", o.excluded));
+      tr.append(el("td", o.gpu.name), el("td", explain(o.excluded)));
       return tr;
     }));
   }

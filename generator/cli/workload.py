@@ -29,6 +29,7 @@ from generator.engine.recommend import Constraints, Option, Recommendation, reco
 from generator.engine.request import Request
 from generator.engine.sizing import MAX_CARDS, arch_for, output_tokens, size_workload
 from generator.formats import cny
+from generator.pages.messages import explain
 from generator.pipeline import Project
 
 #: Architecture fields ``--params`` may come with (each derived from the parameter count when missing).
@@ -447,8 +448,9 @@ def recommend_result(cat: Catalogue, args: argparse.Namespace) -> dict[str, Any]
                 if o.cost_per_kimage_cny is not None
                 else None,
                 **_option_speed(o),
-                "excluded": o.excluded,
-                "reasons": o.reasons,
+                "excluded": explain(o.excluded) if o.excluded else None,
+                "exclusion": o.excluded.record() if o.excluded else None,
+                "reasons": o.reasons + ([explain(o.excluded)] if o.excluded else []),
             }
         )
     return {"options": rows, "pick": rows[0]["gpu"] if rec.pick else None}

@@ -21,6 +21,7 @@ from generator.data.rules import Rules
 from generator.engine import cost as costs
 from generator.engine import plans, speed, support
 from generator.engine.delivery import delivery_form
+from generator.engine.exclusion import Exclusion, ExclusionKind
 from generator.engine.links import describe_link
 from generator.engine.sizing import Sizer, Sizing, scenario_request
 from generator.formats import cny
@@ -85,7 +86,7 @@ class Option:
     cost_per_mtok_at_batch_cny: float | None = None  # the same at the request's own concurrency (batch)
     images_per_hour: float | None = None  # image generation: every rented card's copy together
     cost_per_kimage_cny: float | None = None  # GPU rent per 1,000 images at that rate
-    excluded: str | None = None  # why the option cannot be the pick
+    excluded: Exclusion | None = None  # why the option cannot be the pick
     reasons: list[str] = field(default_factory=list)
     needed: Delivery = Delivery.container  # the form the delivery rule asks for (the row shows the offer's)
     plan: plans.Plan | None = None  # the chosen plan (offer, instances, what it does)
@@ -171,23 +172,24 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     delivery, why = delivery_form(workload, cards or 1, rules.delivery, data_parallel_ok(workload, cards))
     opt = Option(gpu=gpu, sizing=sizing, cards=cards, delivery=delivery, delivery_reason=why, needed=delivery)
     if c.domestic_only and not gpu.domestic:
-        opt.excluded = "不满足国产化要求"
+        opt.excluded = Exclusion(ExclusionKind.not_domestic)
         return opt
     if c.require_cuda and gpu.vendor is not Vendor.nvidia:
-        opt.excluded = "按依赖 CUDA 的代码计算：这张卡要把代码迁移到厂商自己的软件栈才能用"
+        opt.excluded = Exclusion(ExclusionKind.needs_cuda)
         return opt
     if cards is None:
-        opt.excluded = f"即使用到 {sizing.max_cards} 张卡，每张卡的显存也不够"
+        opt.excluded = Exclusion(ExclusionKind.too_big, {"max_cards": sizing.max_cards})
         return opt
     # The plan's number format must run on the card (rules.yaml support; BF16 on Volta/Turing, FP8
     # below Ada, Marlin kernels below Ampere ...): else the reason and the nearest format that runs.
     if (refusal := support.check_request(gpu, sizing.request, rules).refusal) is not None:
-        opt.excluded = refusal
+        opt.excluded = Exclusion(ExclusionKind.unsupported_format, {"refusal": refusal})
         return opt
     if delivery is Delivery.bare_metal and not links_cards(gpu, min(cards, rules.delivery.vm_whole_server_cards)):
         # The delivery rule's premise: sharded multi-card training needs a scale-up link.
         link = describe_link(gpu, cards)
-        opt.excluded = f"{cards} 卡训练需要所有卡之间都有高速互联，而{' ' if link[:1].isascii() else ''}{link}"
+        link = (" " if link[:1].isascii() else "") + link  # a space before a Latin word
+        opt.excluded = Exclusion(ExclusionKind.no_scale_up_link, {"cards": cards, "link": link})
         return opt
     offers = [o for o in _accepted(cat, c) if o.gpu == gpu.id]
     if not offers:
@@ -216,7 +218,9 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         for p in plans.best_per_provider(search, best.offer.provider, rules.prices.runner_ups)
     ]
     if c.budget_cny_month is not None and best.monthly.total > c.budget_cny_month:
-        opt.excluded = f"月成本 {cny(best.monthly.total)} 超出预算 {cny(c.budget_cny_month)}"
+        opt.excluded = Exclusion(
+            ExclusionKind.over_budget, {"total": cny(best.monthly.total), "budget": cny(c.budget_cny_month)}
+        )
     return opt
 
 
@@ -263,28 +267,25 @@ def _apply(opt: Option, plan: plans.Plan, measure: plans.Measure) -> None:
         opt.images_per_hour, opt.cost_per_kimage_cny = plan.images.images_per_hour, plan.images.cost_per_kimage_cny
 
 
-def _no_plan_reason(kind: plans.NoPlan | None, gpu: Gpu, cards: int, c: Constraints, rules: Rules) -> str:
+def _no_plan_reason(kind: plans.NoPlan | None, gpu: Gpu, cards: int, c: Constraints, rules: Rules) -> Exclusion:
     """Why offers of this GPU exist but none gives a plan."""
     whole = rules.delivery.vm_whole_server_cards
+    most = f"{rules.decision.max_plan_cards:,}"
     if kind is plans.NoPlan.needs_fabric:
-        nodes = math.ceil(cards / whole)
-        return (
-            f"需要 {cards} 张卡，要 {nodes} 台 {whole} 卡服务器组成集群；数据中这张卡的报价平台"
-            "都没有标明出售机间高速网络（InfiniBand/RoCE），单卡或容器实例拼不成一个集群"
+        return Exclusion(
+            ExclusionKind.needs_fabric, {"cards": cards, "nodes": math.ceil(cards / whole), "whole": whole}
         )
     if kind is plans.NoPlan.deadline and c.deadline_hours is not None:
-        return f"即使用到 {rules.decision.max_plan_cards:,} 张卡也无法在 {c.deadline_hours / 24:g} 天内完成"
+        return Exclusion(ExclusionKind.deadline, {"max_cards": most, "days": f"{c.deadline_hours / 24:g}"})
     if kind is plans.NoPlan.volume and c.images_per_month is not None:
-        return f"即使用到 {rules.decision.max_plan_cards:,} 张卡，每月也出不了 {c.images_per_month:,.0f} 张图"
+        return Exclusion(ExclusionKind.volume, {"max_cards": most, "images": f"{c.images_per_month:,.0f}"})
     if kind is plans.NoPlan.too_slow:
         floor = rules.decision.latency_floor
-        return (
-            f"达不到在线服务的速度下限（首 token ≤ {floor.ttft_s:g} 秒、"
-            f"每个用户每秒 ≥ {floor.output_tokens_per_s:g} 个输出 token）"
+        return Exclusion(
+            ExclusionKind.too_slow,
+            {"ttft_s": f"{floor.ttft_s:g}", "tokens_per_s": f"{floor.output_tokens_per_s:g}"},
         )
-    return (
-        f"{cards} 卡训练需要卡间高速互联的整机（裸金属或整机云服务器），这张卡的报价里没有：{describe_link(gpu, cards)}"
-    )
+    return Exclusion(ExclusionKind.no_whole_server, {"cards": cards, "link": describe_link(gpu, cards)})
 
 
 def _accepted(cat: Catalogue, c: Constraints) -> list[Offer]:
@@ -294,24 +295,22 @@ def _accepted(cat: Catalogue, c: Constraints) -> list[Offer]:
     return [o for o in cat.pickable_offers if o.billing in c.billing]
 
 
-#: Billing tiers in the words of a reason (the pages' names live in generator.pages.names).
-_BILLING_ZH = {Billing.on_demand: "按量", Billing.daily: "按天", Billing.monthly: "包月"}
-
-
-def _no_offer_reason(cat: Catalogue, gpu: Gpu, delivery: Delivery, billing: tuple[Billing, ...] | None = None) -> str:
+def _no_offer_reason(
+    cat: Catalogue, gpu: Gpu, delivery: Delivery, billing: tuple[Billing, ...] | None = None
+) -> Exclusion:
     """Why no offer prices this option: none at all, only history, only spot/reserved, none in the
     billing tiers the buyer accepts, or none in this form."""
-    form = "裸金属或整机云服务器" if delivery is Delivery.bare_metal else "容器或云服务器"
     if not cat.offers_for(gpu.id):
-        return "数据中还没有这张卡的报价"
+        return Exclusion(ExclusionKind.no_offers)
     if not cat.current_for(gpu.id):
-        return f"这张卡只有 {cat.rules.prices.fresh_days} 天前的历史报价，不用于排名"
+        return Exclusion(ExclusionKind.history_only, {"fresh_days": cat.rules.prices.fresh_days})
     if not any(o.gpu == gpu.id for o in cat.pickable_offers):
-        return "这张卡只有抢占式或长期合约报价，不用于排名"
+        return Exclusion(ExclusionKind.spot_only)
     if billing is not None and not any(o.gpu == gpu.id and o.billing in billing for o in cat.pickable_offers):
-        tiers = "、".join(_BILLING_ZH.get(b, b.value) for b in billing)
-        return f"这张卡没有所选计费方式（{tiers}）的当前报价"
-    return f"数据中还没有这张卡的{form}当前报价"
+        return Exclusion(ExclusionKind.no_billing_tier, {"tiers": tuple(b.value for b in billing)})
+    if delivery is Delivery.bare_metal:
+        return Exclusion(ExclusionKind.no_whole_server_offer)
+    return Exclusion(ExclusionKind.no_container_offer)
 
 
 def links_cards(gpu: Gpu, cards: int) -> bool:
@@ -368,15 +367,19 @@ def scenario_usage(scenario: Scenario, rules: Rules) -> costs.Usage:
     )
 
 
-def editor_disagreement(scenario: Scenario, rec: Recommendation) -> str | None:
-    """A sentence when the editor's pick differs from the computed one, else None."""
+def editor_disagreement(
+    scenario: Scenario, rec: Recommendation, explain: Callable[[Exclusion], str] = lambda e: e.kind.value
+) -> str | None:
+    """A sentence when the editor's pick differs from the computed one, else None. ``explain`` words
+    the exclusion of the editor's pick (the pages pass their message table's; the check message
+    names the kind)."""
     pick, ed = rec.pick, scenario.editor_pick
     if ed is None or pick is None:
         return None
     parts = []
     if ed.gpu != pick.gpu.id:
         mine = rec.option_for(ed.gpu)
-        detail = f"（{mine.excluded}）" if mine and mine.excluded else ""
+        detail = f"（{explain(mine.excluded)}）" if mine and mine.excluded else ""
         parts.append(f"编辑推荐 {ed.gpu}{detail}，计算结果为 {pick.gpu.id}")
     if ed.delivery is not pick.needed:
         # the rule's form (a whole-server cloud VM meets a bare-metal need, so the offer's form is not compared)
@@ -471,6 +474,4 @@ def _reasons(o: Option, training_job: bool, rules: Rules) -> list[str]:
         out.append(fallback_note(o.offer))
     elif o.offer is not None and (note := form_note(o.offer, o.needed)) is not None:
         out.append(note)
-    if o.excluded:
-        out.append(o.excluded)
-    return out
+    return out  # an excluded option's exclusion is said after these, from the page's message table

@@ -30,6 +30,7 @@ from generator.engine.recommend import scenario_requires_cuda
 from generator.engine.request import Request
 from generator.engine.sizing import MAX_CARDS
 from generator.engine.tariff import tariffs_of
+from generator.pages.messages import messages_json
 from generator.pages.names import (
     BILLING_NAMES,
     DELIVERY_NAMES,
@@ -76,6 +77,7 @@ def calculator_data(cat: Catalogue) -> dict[str, Any]:
             "precision": PRECISION_NAMES,
             "optimizer": OPTIMIZER_NAMES,
         },
+        "messages": messages_json(),  # the engine's typed records in words (pages.messages)
     }
 
 

@@ -22,6 +22,7 @@ from generator.data.catalogue import Catalogue
 from generator.data.records import Gpu
 from generator.engine import cost as costs
 from generator.engine.recommend import Option
+from generator.pages.messages import explain
 from generator.results.evaluate import Results
 
 #: Columns of docs/data/gpus.json and gpus.csv, in order.
@@ -201,7 +202,7 @@ def _option_record(o: Option) -> dict[str, Any]:
         "cards_used": o.cards_used,
         "delivery": o.delivery.value,
         "eligible": o.eligible,
-        "excluded": o.excluded,
+        "excluded": explain(o.excluded) if o.excluded else None,
         "per_card_gib": round(o.sizing.per_card_gib, 3),
         "monthly_cny": r(o.monthly.total if o.monthly else None),
         "job_cny": r(o.job_cost_cny),

@@ -13,11 +13,12 @@ from generator.data.records import Billing, Gpu, Offer, Provider, Workload
 from generator.engine import cost as costs
 from generator.engine.flags import request_flags
 from generator.engine.links import describe_link
-from generator.engine.recommend import Option, links_cards, scenario_requires_cuda
+from generator.engine.recommend import Option, editor_disagreement, links_cards, scenario_requires_cuda
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
 from generator.pages.calculator import calculator_data, calculator_query, scenario_flags
+from generator.pages.messages import explain
 from generator.pages.names import (
     COMPONENT_ROLE_NAMES,
     DELIVERY_NAMES,
@@ -802,4 +803,5 @@ def _reader_disagreement(cat: Catalogue, r: ScenarioResult) -> str | None:
     """The engine's sentence with GPU names and delivery forms instead of ids."""
     if r.disagreement is None:
         return None
-    return reader_ids(r.disagreement, {**{g.id: g.name for g in cat.gpus.values()}, **DELIVERY_NAMES})
+    words = editor_disagreement(r.scenario, r.rec, explain) or r.disagreement  # the exclusion in words
+    return reader_ids(words, {**{g.id: g.name for g in cat.gpus.values()}, **DELIVERY_NAMES})

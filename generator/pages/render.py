@@ -19,6 +19,7 @@ import jinja2
 from generator.data.records import Offer
 from generator.formats import cny, cny_range, gib, num, pct
 from generator.pages import escape
+from generator.pages.messages import explain
 from generator.pages.names import CURRENCY_SIGNS, UNIT_NAMES, variant
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ def environment(templates: Path) -> jinja2.Environment:
         gib=gib,
         pct=pct,
         variant=variant,
+        explain=explain,
     )
     return env
 

@@ -12,8 +12,6 @@ import { costPerMillionTokens } from "./speed.js";
 /** NOT_CUDA: said of every non-NVIDIA option that stays eligible. */
 const NOT_CUDA = "这张卡不支持 CUDA：基于 PyTorch/CUDA 的代码要迁移到厂商自己的软件栈（如昇腾 CANN、AMD ROCm）才能跑";
 
-const BILLING_ZH = { on_demand: "按量", daily: "按天", monthly: "包月" };
-
 /** links_cards: whether `cards` cards are joined by a scale-up link. */
 export function linksCards(gpu, cards) {
   if (gpu.interconnect === null) return false;
@@ -25,17 +23,18 @@ function accepted(cat, c) {
   return c.billing === null ? cat.offers : cat.offers.filter((o) => c.billing.includes(o.billing));
 }
 
+/** An exclusion record, as generator/engine/exclusion.py's Exclusion.record(): {kind, params}. */
+const exclusion = (kind, params = {}) => ({ kind, params });
+
 /** _no_offer_reason */
 function noOfferReason(cat, gpu, delivery, billing) {
-  const form = delivery === "bare_metal" ? "裸金属或整机云服务器" : "容器或云服务器";
-  if (!gpu.offers_any) return "数据中还没有这张卡的报价";
-  if (!gpu.offers_current) return `这张卡只有 ${cat.rules.prices.fresh_days} 天前的历史报价，不用于排名`;
-  if (!cat.offers.some((o) => o.gpu === gpu.id)) return "这张卡只有抢占式或长期合约报价，不用于排名";
+  if (!gpu.offers_any) return exclusion("no_offers");
+  if (!gpu.offers_current) return exclusion("history_only", { fresh_days: cat.rules.prices.fresh_days });
+  if (!cat.offers.some((o) => o.gpu === gpu.id)) return exclusion("spot_only");
   if (billing !== null && !cat.offers.some((o) => o.gpu === gpu.id && billing.includes(o.billing))) {
-    const tiers = billing.map((b) => BILLING_ZH[b] || b).join("、");
-    return `这张卡没有所选计费方式（${tiers}）的当前报价`;
+    return exclusion("no_billing_tier", { tiers: [...billing] });
   }
-  return `数据中还没有这张卡的${form}当前报价`;
+  return exclusion(delivery === "bare_metal" ? "no_whole_server_offer" : "no_container_offer");
 }
 
 /** evaluate_gpu: size one GPU, then find its cheapest plan by the workload's measure (plans.js). */
@@ -52,25 +51,25 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
     plan: null, faster: null, measure_value: null, load: null,
   };
   if (c.domestic_only && !gpu.domestic) {
-    opt.excluded = "不满足国产化要求";
+    opt.excluded = exclusion("not_domestic");
     return opt;
   }
   if (c.require_cuda && gpu.vendor !== "NVIDIA") {
-    opt.excluded = "按依赖 CUDA 的代码计算：这张卡要把代码迁移到厂商自己的软件栈才能用";
+    opt.excluded = exclusion("needs_cuda");
     return opt;
   }
   if (cards === null) {
-    opt.excluded = `即使用到 ${sizing.max_cards} 张卡，每张卡的显存也不够`;
+    opt.excluded = exclusion("too_big", { max_cards: sizing.max_cards });
     return opt;
   }
   const refusal = checkRequest(gpu, sizing.request, rules).refusal;
   if (refusal !== null) {
-    opt.excluded = refusal;
+    opt.excluded = exclusion("unsupported_format", { refusal });
     return opt;
   }
   if (delivery === "bare_metal" && !linksCards(gpu, Math.min(cards, rules.delivery.vm_whole_server_cards))) {
     const link = describeLink(gpu, cards);
-    opt.excluded = `${cards} 卡训练需要所有卡之间都有高速互联，而${/^[\x00-\x7f]/.test(link) || link === "" ? " " : ""}${link}`;
+    opt.excluded = exclusion("no_scale_up_link", { cards, link: (/^[\x00-\x7f]/.test(link) || link === "" ? " " : "") + link });
     return opt;
   }
   const offers = accepted(cat, c).filter((o) => o.gpu === gpu.id);
@@ -97,7 +96,7 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
     cost_per_kimage_cny: p.images ? p.images.cost_per_kimage_cny : null,
   }));
   if (c.budget_cny_month !== null && best.monthly.total > c.budget_cny_month) {
-    opt.excluded = `月成本 ${cny(best.monthly.total)} 超出预算 ${cny(c.budget_cny_month)}`;
+    opt.excluded = exclusion("over_budget", { total: cny(best.monthly.total), budget: cny(c.budget_cny_month) });
   }
   return opt;
 }
@@ -144,23 +143,19 @@ function applyPlan(opt, plan, measure) {
 /** _no_plan_reason */
 function noPlanReason(kind, gpu, cards, c, rules) {
   const whole = rules.delivery.vm_whole_server_cards;
-  if (kind === "needs_fabric") {
-    const nodes = Math.ceil(cards / whole);
-    return `需要 ${cards} 张卡，要 ${nodes} 台 ${whole} 卡服务器组成集群；数据中这张卡的报价平台`
-      + "都没有标明出售机间高速网络（InfiniBand/RoCE），单卡或容器实例拼不成一个集群";
-  }
+  const most = groupedInt(rules.decision.max_plan_cards);
+  if (kind === "needs_fabric") return exclusion("needs_fabric", { cards, nodes: Math.ceil(cards / whole), whole });
   if (kind === "deadline" && c.deadline_hours !== null) {
-    return `即使用到 ${groupedInt(rules.decision.max_plan_cards)} 张卡也无法在 ${general(c.deadline_hours / 24)} 天内完成`;
+    return exclusion("deadline", { max_cards: most, days: general(c.deadline_hours / 24) });
   }
   if (kind === "volume" && c.images_per_month !== null && c.images_per_month !== undefined) {
-    return `即使用到 ${groupedInt(rules.decision.max_plan_cards)} 张卡，每月也出不了 ${grouped(c.images_per_month, 0)} 张图`;
+    return exclusion("volume", { max_cards: most, images: grouped(c.images_per_month, 0) });
   }
   if (kind === "too_slow") {
     const floor = rules.decision.latency_floor;
-    return `达不到在线服务的速度下限（首 token ≤ ${general(floor.ttft_s)} 秒、`
-      + `每个用户每秒 ≥ ${general(floor.output_tokens_per_s)} 个输出 token）`;
+    return exclusion("too_slow", { ttft_s: general(floor.ttft_s), tokens_per_s: general(floor.output_tokens_per_s) });
   }
-  return `${cards} 卡训练需要卡间高速互联的整机（裸金属或整机云服务器），这张卡的报价里没有：${describeLink(gpu, cards)}`;
+  return exclusion("no_whole_server", { cards, link: describeLink(gpu, cards) });
 }
 
 /** Option.idle_cards: rented cards that do no work. */
@@ -280,6 +275,5 @@ function reasons(o, trainingJob, costRules, rules) {
     const note = formNote(o.offer, o.needed);
     if (note !== null) out.push(note);
   }
-  if (o.excluded) out.push(o.excluded);
   return out;
 }
