@@ -265,6 +265,52 @@ function init() {
     });
   }
 
+  /** How long a job runs: hours under a day, days (and hours) from a day on; never "0.0 天". */
+  const duration = (h) => (h < 24 ? `${grouped(h, 1)} 小时` : `${fixed(h / 24, 1)} 天（${grouped(h, 0)} 小时）`);
+
+  /** The pick's figure the workload is measured by: job rent and time, ¥ per million tokens with
+   * TTFT and per-user speed, or images per hour and ¥ per 1,000 images. */
+  function measureText(rec, p) {
+    if (rec.training_job && p.job_cost_cny !== null && p.job_hours !== null) {
+      return `任务约 ${duration(p.job_hours)}，租金约 ${cny(p.job_cost_cny)}`;
+    }
+    if (p.cost_per_kimage_cny !== null && p.images_per_hour !== null) {
+      return `每小时约 ${grouped(p.images_per_hour, 0)} 张图，每千张约 ${cny(p.cost_per_kimage_cny, 2)}`;
+    }
+    const perM = p.load && p.load.cost_per_mtok_cny !== null ? p.load.cost_per_mtok_cny : p.cost_per_mtok_cny;
+    if (perM !== null) {
+      const speed = p.load ? `（首 token 约 ${grouped(p.load.ttft_s, 2)} 秒，每个用户每秒约 ${grouped(p.load.user_tokens_per_s, 1)} token）` : "";
+      return `每百万 token 约 ${cny(perM, 2)}${speed}`;
+    }
+    return data.names.delivery[p.delivery];
+  }
+
+  /** The per-card memory estimate as the model pages list it, in a <details> the reader opens. */
+  const MEMORY_PARTS = [["weights", "权重"], ["kv_cache", "KV 缓存"], ["activations", "激活值"], ["gradients", "梯度"],
+    ["optimizer_states", "优化器状态"], ["transients", "临时缓冲"], ["overhead", "运行时开销"]];
+  function memoryDetails(o) {
+    const est = o.sizing.estimate;
+    const box = el("details", null, "gpu-calc__memory");
+    box.appendChild(el("summary", `显存组成：每卡约 ${fixed(est.total_gib, 1)} GiB（可用 ${fixed(o.sizing.usable_gib, 1)} GiB）`));
+    const t = el("table", null, "gpu-calc__table gpu-calc__table--plain");
+    const tb = el("tbody");
+    for (const [key, label] of MEMORY_PARTS) {
+      const v = est.breakdown[key] || 0;
+      if (v <= 0 && key !== "weights" && key !== "overhead") continue;
+      const tr = el("tr");
+      tr.dataset.part = key;
+      tr.append(el("td", label), el("td", `${fixed(v, 1)} GiB`));
+      tb.appendChild(tr);
+    }
+    const sum = el("tr");
+    sum.dataset.part = "total";
+    sum.append(el("td", "峰值合计"), el("td", `${fixed(est.total_gib, 1)} GiB`));
+    tb.appendChild(sum);
+    t.appendChild(tb);
+    box.appendChild(t);
+    return box;
+  }
+
   function reasonsRow(o, open) {
     const tr = el("tr", null, "gpu-calc__why");
     tr.hidden = !open;
@@ -276,6 +322,7 @@ function init() {
       ul.appendChild(el("li", "其他平台同样配置：" + o.runner_ups.map((u) => `${u.offer.label}，每月约 ${cny(u.monthly.total)}`).join("；")));
     }
     td.appendChild(ul);
+    if (o.sizing.estimate && o.sizing.estimate.breakdown) td.appendChild(memoryDetails(o));
     tr.appendChild(td);
     return tr;
   }
@@ -364,13 +411,10 @@ function init() {
     let nearest = null;
     if (rec.pick) {
       const p = rec.pick;
-      const parts = [`${p.gpu.name} × ${p.cards} 张，${data.names.delivery[p.delivery]}，每月约 ${cny(p.monthly.total)}`];
+      // the workload's own measure first, the monthly bill (with its hours) second
+      const parts = [`${p.gpu.name} × ${p.cards} 张，${measureText(rec, p)}`,
+        `每月约 ${cny(p.monthly.total)}（按每月 ${grouped(p.monthly.hours_used, 0)} 小时），${data.names.delivery[p.delivery]}`];
       if (p.cards_billed && p.cards_billed > p.cards) parts.push(billedText(p));
-      if (rec.training_job && p.job_cost_cny !== null) {
-        parts.push(`任务约 ${grouped(p.job_hours, 0)} 小时（${fixed(p.job_hours / 24, 1)} 天），租金约 ${cny(p.job_cost_cny)}`);
-      } else if (p.cost_per_mtok_cny !== null) {
-        parts.push(`每百万 token 约 ${cny(p.cost_per_mtok_cny, 2)}`);
-      }
       summary.className = "gpu-calc__summary gpu-calc__summary--pick";
       summary.replaceChildren(el("p", "推荐：" + parts.join("；") + "。", "gpu-calc__headline"),
         el("p", `报价：${p.offer.label}。${eligible.length} 款卡满足条件，按${rec.training_job ? "完成任务的租金" : "每月合计"}从低到高排列。`
