@@ -269,3 +269,16 @@ def test_recommend_sizes_images_and_experts(capsys: pytest.CaptureFixture[str]) 
     assert [(o["gpu"], o["cards"], o["per_card_gib"]) for o in by_params] == [
         (o["gpu"], o["cards"], o["per_card_gib"]) for o in by_model
     ]
+
+
+def test_estimate_takes_a_published_cluster_size(capsys: pytest.CaptureFixture[str]) -> None:
+    # Llama 3 paper §3.3: 405B pre-training ran on up to 16,384 H100; the flag takes that many, not more.
+    code, out, _ = run(capsys, "estimate", "--workload", "pretrain", "--model", "llama-3.1-70b", "--precision",
+                       "mixed", "--gpu", "h100-sxm-80g", "--gpus", "16384", "--job-tokens", "15000", "--json")  # fmt: skip
+    assert code == 0
+    sp = json.loads(out)["speed"]
+    # Llama 3 model card (meta-llama/llama-models, models/llama3/MODEL_CARD.md): "Llama 3 70B ... 6.4M"
+    # H100-80GB hours for over 15T tokens; the estimate stays within the calibration band 0.5-2.
+    assert 0.5 < 6.4e6 / sp["gpu_hours"] < 2
+    code, _, err = run(capsys, "estimate", "--workload", "pretrain", "--params", "7", "--gpus", "16385")
+    assert code != 0 and "16384" in err.replace(",", "")

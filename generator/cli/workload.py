@@ -32,6 +32,10 @@ from generator.formats import cny
 from generator.pages.messages import explain
 from generator.pipeline import Project
 
+#: Largest cluster ``estimate --gpus`` takes: Llama 3 405B trained on 16,384 H100 (Llama 3 paper §3.3),
+#: so the published large runs can be estimated. Plans still search up to ``MAX_CARDS``.
+MAX_CLUSTER_GPUS = 16_384
+
 #: Architecture fields ``--params`` may come with (each derived from the parameter count when missing).
 ARCH_FLAGS = ("layers", "hidden", "heads", "kv-heads", "vocab", "intermediate", "head-dim")
 #: Mixture-of-experts and embedding fields ``--params`` may come with.
@@ -114,7 +118,7 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
                        help="billing tiers that may price an option, e.g. on_demand or on_demand,daily "
                             "(default: rules.yaml prices.pick_billing)")  # fmt: skip
     else:
-        p.add_argument("--gpus", type=whole(1, MAX_CARDS), default=1,
+        p.add_argument("--gpus", type=whole(1, MAX_CLUSTER_GPUS), default=1,
                        help="cards (tensor parallel for inference, ZeRO for training)")  # fmt: skip
         p.add_argument("--gpu-memory-gb", type=number(0, 1024, low_open=True),
                        help="a card's nominal memory; adds min_gpus to the result")  # fmt: skip
