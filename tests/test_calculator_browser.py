@@ -20,6 +20,7 @@ from generator.cli.main import build_parser
 from generator.cli.workload import recommend_result
 from generator.data.catalogue import Catalogue
 from generator.data.validate import load_catalogue
+from generator.formats import cny
 from generator.pages.calculator import calculator_query, scenario_flags
 from generator.pipeline import Project, generate
 
@@ -414,4 +415,53 @@ def test_a_prototype_name_in_the_link_is_a_message_not_a_crash(browser, server: 
     page = open_calc(browser, server, f"?workload=inference&model=llama-2-7b&precision={word}")
     assert page.errors == []
     assert page.text_content("#calc-precision-error") == f"精度不认识“{word}”"
+    page.close()
+
+
+def _pick(result: dict[str, Any]) -> dict[str, Any]:
+    return next(o for o in result["options"] if o["eligible"])
+
+
+def test_headlines_lead_with_the_workloads_own_measure(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    """Serving leads with ¥ per million tokens at the stated load, its TTFT and per-user speed;
+    images with images per hour and ¥ per 1,000; the month comes second, with its hours."""
+    q = "?workload=inference&model=llama-2-7b"
+    page = open_calc(browser, server, q)
+    head = page.text_content("#calc-summary") or ""
+    at = _pick(python(cat, q))["serving"]["at_load"]
+    measure = f"每百万 token 约 {cny(at['cny_per_million_tokens'], 2)}"
+    assert measure in head
+    assert f"首 token 约 {at['time_to_first_token_s']:.2f} 秒" in head
+    assert f"每个用户每秒约 {at['user_output_tokens_per_s']:.1f} token" in head
+    assert "每月约" in head and head.index(measure) < head.index("每月约")
+    assert "小时）" in head  # the month's hours basis
+    no_overflow(page)
+    page.close()
+
+    q = "?workload=inference&model=sdxl"
+    page = open_calc(browser, server, q)
+    head = page.text_content("#calc-summary") or ""
+    pick = _pick(python(cat, q))
+    assert f"每小时约 {pick['images_per_hour']:,.0f} 张图" in head
+    assert f"每千张约 {cny(pick['cost_per_1000_images_cny'], 2)}" in head
+    no_overflow(page)
+    page.close()
+
+
+def test_every_row_opens_into_its_memory_breakdown(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    q = "?workload=inference&model=llama-2-7b"
+    page = open_calc(browser, server, q)
+    pick = _pick(python(cat, q))
+    parts = page.eval_on_selector_all(
+        "#calc-table tr.is-pick + tr.gpu-calc__why details.gpu-calc__memory tr[data-part]",
+        "rs => rs.map(r => [r.dataset.part, parseFloat(r.cells[1].textContent)])",
+    )
+    got = dict(parts)
+    assert {"weights", "overhead", "total"} <= set(got)
+    # the engine's per-card peak, and the parts add up to it (each shown to 0.1 GiB)
+    assert abs(got["total"] - pick["per_card_gib"]) <= 0.05
+    shown = [v for k, v in parts if k != "total"]
+    assert abs(sum(shown) - got["total"]) <= 0.05 * len(shown) + 0.05
+    # Llama-2-7B in BF16: 6.74e9 parameters x 2 bytes = 12.6 GiB of weights (the model card's count)
+    assert abs(got["weights"] - 6.74e9 * 2 / 2**30) < 0.15
     page.close()

@@ -25,6 +25,7 @@ from generator.engine.arch import Arch, shape_problem
 from generator.engine.cost import Usage
 from generator.engine.flags import CLI_PRECISION, FLAG_OF, request_from_flags
 from generator.engine.hfconfig import ConfigError, key_line, read_config
+from generator.engine.plans import Load
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
 from generator.engine.request import Request
 from generator.engine.sizing import MAX_CARDS, arch_for, output_tokens, size_workload
@@ -333,12 +334,29 @@ def _option_speed(o: Option) -> dict[str, Any]:
                 "cny_per_million_tokens_at_batch": round(o.cost_per_mtok_at_batch_cny, 4)
                 if o.cost_per_mtok_at_batch_cny
                 else None,
+                # the figures the pages and the calculator show: at the stated load, after the
+                # delivery's speed loss (the block above is one copy at capacity, before it)
+                "at_load": _load_figures(o.load),
             }
         }
     if s.train is not None and o.job_hours is not None:
         return {"training": {"gpu_hours": round(o.job_hours * (o.cards or 1), 3), "mfu": round(s.train.mfu, 4),
                              "mfu_confirmed": s.train.platform.confirmed}}  # fmt: skip
     return {}
+
+
+def _load_figures(load: Load | None) -> dict[str, Any] | None:
+    """A serving plan at the reader's stated load (the plan search's :class:`Load`), or None."""
+    if load is None:
+        return None
+    return {
+        "copies": load.copies,
+        "concurrency_per_copy": load.per_copy,
+        "tokens_per_s": round(load.tokens_per_s, 3),
+        "time_to_first_token_s": round(load.ttft_s, 5),
+        "user_output_tokens_per_s": round(load.user_tokens_per_s, 3),
+        "cny_per_million_tokens": round(load.cost_per_mtok_cny, 4),
+    }
 
 
 def _dumps(value: Any) -> str:
