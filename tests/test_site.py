@@ -126,3 +126,20 @@ def test_no_request_leaves_the_site(built_site: Path) -> None:
         assert outside == [], (page, outside)
     for css in site.rglob("*.css"):
         assert not re.search(r"@import\s+url\(\s*['\"]?(https?:)?//", css.read_text(encoding="utf-8")), css
+
+
+# A measure word said twice ("1,024 路 路") is how a template and the helper that fills it
+# disagree about who writes the unit; no generated page may carry one.
+_DOUBLED_UNIT = re.compile(r"(路|张|卡|小时|天|个|份) \1(?![\w])")
+
+
+def test_no_generated_page_says_a_unit_twice(built_site: Path) -> None:
+    fresh = built_site / "docs"
+    generated = json.loads((fresh / ".generated.json").read_text(encoding="utf-8"))["files"]
+    doubled = {
+        rel: m.group(0)
+        for rel in generated
+        if rel.endswith(".md") and (m := _DOUBLED_UNIT.search((fresh / rel).read_text(encoding="utf-8")))
+    }
+    assert doubled == {}
+    assert _DOUBLED_UNIT.search("默认最多 1,024 路 路）")  # the pattern sees the case it was written for
