@@ -15,7 +15,8 @@
   var meta = box.querySelector(".md-search-result__meta");
   var list = box.querySelector(".md-search-result__list");
   var base = input.getAttribute("data-pagefind-base") || "/pagefind/";
-  var SHOWN = 20; // results whose excerpts are fetched (one small fragment file each)
+  var SHOWN = 40; // results whose excerpts are fetched (one small fragment file each): enough that
+  // the page named for a generic query ("LoRA 微调") is among them when many model pages share words
   var GLUE = { "和": 1, "与": 1, "跟": 1, "对比": 1, "vs": 1, "哪个好": 1, "的": 1 };
   var loading = null;
   var latest = 0;
