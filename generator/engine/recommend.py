@@ -270,7 +270,7 @@ def _apply(opt: Option, plan: plans.Plan, measure: plans.Measure) -> None:
 def _no_plan_reason(kind: plans.NoPlan | None, gpu: Gpu, cards: int, c: Constraints, rules: Rules) -> Exclusion:
     """Why offers of this GPU exist but none gives a plan."""
     whole = rules.delivery.vm_whole_server_cards
-    most = f"{rules.decision.max_plan_cards:,}"
+    most = rules.decision.max_plan_cards  # a count: the message table writes its separators
     if kind is plans.NoPlan.needs_fabric:
         return Exclusion(
             ExclusionKind.needs_fabric, {"cards": cards, "nodes": math.ceil(cards / whole), "whole": whole}

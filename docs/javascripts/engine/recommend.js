@@ -143,7 +143,7 @@ function applyPlan(opt, plan, measure) {
 /** _no_plan_reason */
 function noPlanReason(kind, gpu, cards, c, rules) {
   const whole = rules.delivery.vm_whole_server_cards;
-  const most = groupedInt(rules.decision.max_plan_cards);
+  const most = rules.decision.max_plan_cards; // a count: the message table writes its separators
   if (kind === "needs_fabric") return exclusion("needs_fabric", { cards, nodes: Math.ceil(cards / whole), whole });
   if (kind === "deadline" && c.deadline_hours !== null) {
     return exclusion("deadline", { max_cards: most, days: general(c.deadline_hours / 24) });
