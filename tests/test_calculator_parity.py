@@ -253,7 +253,9 @@ def draw(rng: random.Random, d: Draw) -> list[tuple[str, str]]:
                 q.append(("tied-embeddings", "1"))
         serving = workload == "inference"
         if serving:
-            precision = rng.choice(["bf16", "fp16", "fp8", "int8", "int4", "q4_k_m", "q8_0", "fp32", "nf4", "mixed"])
+            precision = rng.choice(
+                ["bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "q4_k_m", "q8_0", "fp32", "nf4", "mixed"]
+            )
         elif workload in ("full", "pretrain"):
             precision = rng.choice(["mixed", "bf16", "fp16", "fp32"])
         else:

@@ -146,6 +146,41 @@ def test_quantized_formats_keep_16bit_embeddings() -> None:
     assert weight_bytes(LLAMA2_7B, Precision.q4_k_m, MEM) == pytest.approx(LLAMA2_7B.params * 4.85 / 8)
 
 
+# gpt-oss (config.json, tests/fixtures/configs/): 36 / 24 layers, hidden 2880, 64 heads of 64, 8 KV heads,
+# experts of width 2880, 4 per token, a 201,088-token vocabulary, untied.
+GPT_OSS = {"hidden": 2880, "heads": 64, "kv_heads": 8, "head_dim": 64, "vocab": 201088, "intermediate": 2880,
+           "experts_per_token": 4}  # fmt: skip
+GPT_OSS_120B = shape(116.83, layers=36, experts=128, active_params_b=5.71, window=128, window_layers=18, **GPT_OSS)
+GPT_OSS_20B = shape(20.91, layers=24, experts=32, active_params_b=4.19, window=128, window_layers=12, **GPT_OSS)
+
+
+@pytest.mark.parametrize(
+    ("arch", "layers", "experts", "card_gib"), [(GPT_OSS_120B, 36, 128, 60.8), (GPT_OSS_20B, 24, 32, 12.8)]
+)
+def test_mxfp4_stores_only_the_experts_in_4_bits(arch: Arch, layers: int, experts: int, card_gib: float) -> None:
+    """MXFP4 (OCP MX v1.0: 32 FP4 values share one 8-bit scale = 4.25 bits) on the routed experts only;
+    attention, router, embedding and lm_head stay BF16 (config.json quantization_config
+    modules_to_not_convert). The model card's checkpoint sizes: 60.8 GiB (120b), 12.8 GiB (20b)."""
+    expert_params = layers * experts * 3 * 2880 * 2880  # gate, up, down of every expert
+    by_hand = expert_params * (4 + 8 / 32) / 8 + (arch.params - expert_params) * 2
+    assert weight_bytes(arch, Precision.mxfp4, MEM) == pytest.approx(by_hand)
+    assert weight_bytes(arch, Precision.mxfp4, MEM) / GIB == pytest.approx(card_gib, rel=0.01)
+    # A dense model has no experts: the format leaves it at 16 bits.
+    assert weight_bytes(LLAMA2_7B, Precision.mxfp4, MEM) == weight_bytes(LLAMA2_7B, Precision.bf16, MEM)
+
+
+def test_gpt_oss_fits_the_cards_its_model_card_names() -> None:
+    """Model card: MXFP4 lets "the 120b model run on a single 80GB GPU"; Hugging Face's launch post: "the
+    small one runs within 16GB of memory". In BF16 neither does (120b: 233 GB of weights alone)."""
+    big = est(workload="inference", arch=GPT_OSS_120B, precision="mxfp4", gpus=1, batch=1, context=131072)
+    assert big.total_gib <= usable_gib(80, MEM)
+    small = est(workload="inference", arch=GPT_OSS_20B, precision="mxfp4", gpus=1, batch=1, context=4096)
+    assert small.total_gib <= 16
+    assert est(workload="inference", arch=GPT_OSS_120B, precision="bf16", gpus=1, batch=1, context=4096).total_gib > 80
+    # the full-attention half of the layers caches every token, the windowed half 128: 18 × 131,072 × 2·8·64 × 2 B
+    assert big.breakdown["kv_cache"] == pytest.approx((18 * 131072 + 18 * 128) * 2 * 8 * 64 * 2 / GIB)
+
+
 def test_lora_param_count_llama2_7b() -> None:
     # r=16 on q,k,v,o,gate,up,down: per layer 16 × (4·8192 + 3·(4096+11008)) = 1,249,280;
     # × 32 layers = 39,976,960 (PEFT print_trainable_parameters shows 39,976,960 for this config).

@@ -98,6 +98,26 @@ def test_int4_kernels_by_generation() -> None:
     assert mi.refusal is not None and "AMD" in mi.refusal and mi.refusal.endswith("改用 Q4_K_M/FP16")
 
 
+def test_mxfp4_follows_vllms_gpt_oss_recipe() -> None:
+    """vLLM's gpt-oss recipe: runs "on NVIDIA H100, H200, B200 as well as MI300x ..."; "works on Ampere
+    devices by default, using ... Marlin MXFP4 MoE"; "actively working on ensuring this model can work on
+    Ampere, Ada Lovelace, and RTX 5090" (Ada and the 5090: not confirmed)."""
+    for gpu in ("h100-sxm-80g", "h800-sxm-80g", "h20", "h200-sxm-141g", "b200-sxm-180g", "mi300x"):
+        v = verdict(gpu, "mxfp4")
+        assert v.runs and v.note is None and v.kernel is not None and "Marlin" not in v.kernel, gpu
+    for gpu in ("a100-sxm-80g", "a800-sxm-80g", "a10-24g", "rtx-3090-24g"):  # Ampere: Marlin, weight-only
+        v = verdict(gpu, "mxfp4")
+        assert v.kernel is not None and "Marlin" in v.kernel and v.note is not None and "确认" not in v.note, gpu
+    for gpu in ("rtx-4090-24g", "l40s", "rtx-5090-32g"):  # named as still being worked on
+        v = verdict(gpu, "mxfp4")
+        assert v.runs and v.note is not None and "未经确认" in v.note, gpu
+    for gpu in ("v100-sxm2-32g", "t4-16g"):  # no MXFP4 kernel below Ampere; BF16 needs Ampere too
+        v = verdict(gpu, "mxfp4")
+        assert v.refusal is not None and v.refusal.endswith("这张卡上没有可替代的精度"), gpu
+    ascend = verdict("ascend-910b", "mxfp4")  # no source for MXFP4 on Ascend: the BF16 build instead
+    assert ascend.refusal is not None and ascend.refusal.endswith("改用 BF16")
+
+
 def test_int8_needs_turing_in_vllm_and_bitsandbytes() -> None:
     assert verdict("t4-16g", "int8").runs and not verdict("v100-sxm2-32g", "int8").runs
     # bitsandbytes: "LLM.int8() 7.5+", "NF4/FP4 quantization 6.0+"

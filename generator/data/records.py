@@ -720,6 +720,7 @@ class Precision(StrEnum):
     fp8 = "fp8"
     int8 = "int8"
     int4 = "int4"
+    mxfp4 = "mxfp4"
     nf4 = "nf4"
     q4_k_m = "q4_k_m"
     q8_0 = "q8_0"

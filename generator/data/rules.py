@@ -402,6 +402,11 @@ class MemoryRules(_Section):
         description="Formats whose tools keep embedding and lm_head in 16-bit."
     )
     embedding_bits: float = Field(gt=0, description="Bits per embedding parameter in those formats.")
+    experts_only_formats: list[PrecisionName] = Field(
+        default_factory=list,
+        description="Formats a checkpoint applies to the routed experts only (gpt-oss's MXFP4): every other "
+        "weight stays at embedding_bits.",
+    )
     dequant_formats: list[PrecisionName] = Field(
         description="Formats that dequantize a whole weight to 16-bit before each matmul."
     )

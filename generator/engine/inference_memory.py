@@ -183,6 +183,9 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
     breakdown = finish(parts, n, 0.0, rules)
 
     bits = rules.bits_per_param[prec]
+    if prec.value in rules.experts_only_formats:
+        # the experts at the format's bits, the rest at 16: the average over all weights
+        bits = round(weights * n * BITS_PER_BYTE / arch.params, 2)
     assumptions = common_assumptions(req, rules)
     text = f"权重按 {prec.value} 存储，约 {bits:g} 位/参数"
     if prec.value in rules.embeddings_16bit_formats:

@@ -66,6 +66,7 @@ PRECISION_NAMES = {
     "fp8": "FP8",
     "int8": "INT8",
     "int4": "INT4",
+    "mxfp4": "MXFP4（MoE 专家 4 位，其余 BF16）",
     "nf4": "NF4（QLoRA 的 4 位格式）",
     "q4_k_m": "GGUF Q4_K_M",
     "q8_0": "GGUF Q8_0",
@@ -79,6 +80,7 @@ PRECISION_USES = {
     "fp8": "Hopper 及更新的卡上的推理和部分训练，权重和算力都比 16 位省一半。",
     "int8": "量化推理：权重按 8 位存，显存减半，精度损失通常很小。",
     "int4": "量化推理（GPTQ、AWQ 等）：显存约为 16 位的四分之一，适合小显存跑大模型。",
+    "mxfp4": "OCP 微缩放格式：每 32 个 4 位浮点数共用一个 8 位指数缩放（约 4.25 位/参数）；gpt-oss 官方权重只把 MoE 专家存成它，注意力和词嵌入仍是 BF16。",
     "nf4": "QLoRA 微调时底座模型的 4 位存储格式。",
     "q4_k_m": "llama.cpp / Ollama 常用的 4 位量化文件格式，适合本地部署。",
     "q8_0": "llama.cpp 的 8 位量化文件格式，几乎不掉精度。",
@@ -94,7 +96,7 @@ TREND_TOPIC_NAMES = {
 }
 
 _PRECISION_WORD = re.compile(
-    r"(?<![A-Za-z0-9_])(mixed 精度|fp32|bf16|fp16|fp8|int8|int4|nf4|q4_k_m|q8_0)(?![A-Za-z0-9_])"
+    r"(?<![A-Za-z0-9_])(mixed 精度|fp32|bf16|fp16|fp8|int8|int4|mxfp4|nf4|q4_k_m|q8_0)(?![A-Za-z0-9_])"
 )
 
 

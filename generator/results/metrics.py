@@ -111,7 +111,8 @@ def metrics_results(cat: Catalogue, models: list[ModelPage]) -> MetricsResults:
             else None,
         )
         for p, bits in rules.memory.bits_per_param.items()
-        if p is not Precision.mixed
+        # a dense reference model at a MoE-experts-only format (MXFP4) would be all 16-bit: no row
+        if p is not Precision.mixed and p not in rules.memory.experts_only_formats
     ]
     w16 = weights_gb(model, rules.memory.bits_per_param[Precision.bf16])
     bandwidth = []

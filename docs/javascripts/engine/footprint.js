@@ -11,6 +11,10 @@ export const MLP_MODULES = ["gate_proj", "up_proj", "down_proj"];
 /** weight_bytes: all weights at `precision`, one copy, all experts. */
 export function weightBytes(arch, precision, mem, embeddingBits = null) {
   const bits = mem.bits_per_param[precision];
+  if (mem.experts_only_formats.includes(precision)) {
+    const experts = Math.min(arch.expert_params, arch.params);
+    return experts * bits / BITS_PER_BYTE + (arch.params - experts) * mem.embedding_bits / BITS_PER_BYTE;
+  }
   if (mem.embeddings_16bit_formats.includes(precision)) {
     const emb = Math.min(arch.embedding_params, arch.params);
     const embBits = embeddingBits !== null ? embeddingBits : mem.embedding_bits;

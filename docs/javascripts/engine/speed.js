@@ -94,7 +94,8 @@ function gemmTflops(gpu, precision, speed) {
 }
 
 function embeddingBits(prec, mem) {
-  return mem.embeddings_16bit_formats.includes(prec) ? mem.embedding_bits : mem.bits_per_param[prec];
+  const sixteen = mem.embeddings_16bit_formats.includes(prec) || mem.experts_only_formats.includes(prec);
+  return sixteen ? mem.embedding_bits : mem.bits_per_param[prec];
 }
 
 function touchedShare(arch, batch) {
