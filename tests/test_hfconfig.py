@@ -90,6 +90,21 @@ def test_qwen3_next_linear_layers_and_state() -> None:
     assert r.flags["linear-state"] == str(32 * 128 * 128 + 3 * (2 * 16 * 128 + 32 * 128))
 
 
+@pytest.mark.parametrize(
+    ("name", "total_b", "active_b", "windowed"), [("gpt-oss-120b", 116.83, 5.13, 18), ("gpt-oss-20b", 20.91, 3.61, 12)]
+)
+def test_gpt_oss_counts_match_the_model_card(name: str, total_b: float, active_b: float, windowed: int) -> None:
+    """gpt-oss model card (arXiv 2508.10925) Table 1: 116.83B total / 5.13B active (120b), 20.91B / 3.61B (20b);
+    the active count leaves out the input embedding lookup (201,088 × 2,880). The reader leaves out the
+    biases (experts, attention, router) and the attention sinks: under 0.05 %. Attention alternates a
+    128-token window and the full context (layer_types)."""
+    r = read_config(load(name))
+    assert abs(r.total / 1e9 - total_b) / total_b < 0.0005
+    assert round(float(r.flags["active-params"]) - 201088 * 2880 / 1e9, 2) == active_b
+    assert (r.flags["sliding-window"], r.flags["window-layers"]) == ("128", str(windowed))
+    assert (r.flags["head-dim"], r.flags["experts-per-token"]) == ("64", "4")
+
+
 GEMMA2_9B = {"model_type": "gemma2", "hidden_size": 3584, "intermediate_size": 14336, "num_attention_heads": 16,
              "num_hidden_layers": 42, "num_key_value_heads": 8, "head_dim": 256, "sliding_window": 4096,
              "vocab_size": 256000}  # fmt: skip
@@ -237,13 +252,16 @@ CATALOGUE_CONFIGS = {
     "qwen3-30b-a3b": "qwen3-30b-a3b",
     "qwen3-235b-a22b": "qwen3-235b-a22b",
     "qwen3-next-80b-a3b": "qwen3-next-80b-a3b",
+    "gpt-oss-120b": "gpt-oss-120b",
+    "gpt-oss-20b": "gpt-oss-20b",
 }
 #: models.yaml field → the flag read_config prints for it.
 FIELDS = {"layers": "layers", "hidden": "hidden", "heads": "heads", "kv_heads": "kv-heads", "vocab": "vocab",
           "intermediate": "intermediate", "experts": "experts", "experts_per_token": "experts-per-token",
           "shared_experts": "shared-experts", "dense_layers": "dense-layers", "kv_lora_rank": "kv-lora-rank",
           "qk_rope_head_dim": "qk-rope-head-dim", "linear_attention_layers": "linear-layers",
-          "linear_state_values": "linear-state"}  # fmt: skip
+          "linear_state_values": "linear-state", "sliding_window": "sliding-window",
+          "sliding_window_layers": "window-layers"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from functools import partial
 
 from generator.data.catalogue import Catalogue
 from generator.data.records import Delivery, DeploymentPlan, Gpu, ModelKind, Offload, OpenModel, Precision, Workload
+from generator.engine import support
 from generator.engine.cost import Usage
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
 from generator.engine.request import Estimate, Request
@@ -85,6 +86,9 @@ class PlanResult:
     plan: DeploymentPlan
     precision_request: Request
     option: Option | None
+    #: how the runtime runs the plan's format on its card, when the support table says more than "it
+    #: runs" (a weight-only fallback kernel, a card its source names as not yet confirmed)
+    support_note: str | None = None
 
 
 def plan_results(cat: Catalogue, model: OpenModel, req: Request, sizer: Sizer) -> tuple[PlanResult, ...]:
@@ -96,7 +100,8 @@ def plan_results(cat: Catalogue, model: OpenModel, req: Request, sizer: Sizer) -
         c = Constraints(usage=Usage.from_rules(cat.rules), require_cuda=False)
         rec = recommend(cat, partial(_size, sizer, preq), Workload.inference, c)
         option = next((o for o in rec.options if o.gpu.id == plan.gpu), None)
-        out.append(PlanResult(plan, preq, option))
+        note = support.check_request(cat.gpus[plan.gpu], preq, cat.rules).note if plan.gpu in cat.gpus else None
+        out.append(PlanResult(plan, preq, option, note))
     return tuple(out)
 
 
