@@ -105,6 +105,13 @@ def test_gpt_oss_counts_match_the_model_card(name: str, total_b: float, active_b
     assert (r.flags["head-dim"], r.flags["experts-per-token"]) == ("64", "4")
 
 
+def test_llama_70b_config_gives_the_distills_checkpoint_size() -> None:
+    """DeepSeek-R1-Distill-Llama-70B's model.safetensors.index.json (copy in bojieli/ai-infra-book @
+    5af9f8f1, calculations/sources/deepseek-r1-distill-llama-70b/) says total_size 141,107,412,992 bytes
+    of BF16 tensors: the parameter count Llama-3.1-70B-Instruct's config.json gives, to the parameter."""
+    assert read_config(load("llama-3.1-70b-instruct")).total * 2 == 141_107_412_992
+
+
 GEMMA2_9B = {"model_type": "gemma2", "hidden_size": 3584, "intermediate_size": 14336, "num_attention_heads": 16,
              "num_hidden_layers": 42, "num_key_value_heads": 8, "head_dim": 256, "sliding_window": 4096,
              "vocab_size": 256000}  # fmt: skip
@@ -254,6 +261,8 @@ CATALOGUE_CONFIGS = {
     "qwen3-next-80b-a3b": "qwen3-next-80b-a3b",
     "gpt-oss-120b": "gpt-oss-120b",
     "gpt-oss-20b": "gpt-oss-20b",
+    "llama-3.1-70b": "llama-3.1-70b-instruct",
+    "deepseek-r1-distill-llama-70b": "llama-3.1-70b-instruct",
 }
 #: models.yaml field → the flag read_config prints for it.
 FIELDS = {"layers": "layers", "hidden": "hidden", "heads": "heads", "kv_heads": "kv-heads", "vocab": "vocab",
