@@ -112,6 +112,23 @@ def test_llama_70b_config_gives_the_distills_checkpoint_size() -> None:
     assert read_config(load("llama-3.1-70b-instruct")).total * 2 == 141_107_412_992
 
 
+def test_qwen25_vl_counts_its_vision_tower_on_top_of_the_language_model() -> None:
+    """Qwen2.5-VL-7B: the language model is Qwen2.5-7B's shape; the vision tower (HF
+    Qwen2_5_VisionTransformerPretrainedModel) is a Conv3d patch embedding 3 × 2 × 14 × 14 → 1280, 32 blocks
+    of qkv + proj (4 × 1280²) and a gated MLP (3 × 1280 × 3420), and the merger 5120 → 5120 → 3584: by hand
+    676,034,560, about the "675 million parameters" the Qwen2-VL report gives its ViT of the same width
+    and depth."""
+    vl, text = read_config(load("qwen2.5-vl-7b-instruct")), read_config(load("qwen2.5-7b"))
+    by_hand = 3 * 2 * 14 * 14 * 1280 + 32 * (4 * 1280 * 1280 + 3 * 1280 * 3420) + 5120 * (5120 + 3584)
+    assert vl.total - text.total == by_hand
+    assert abs(by_hand - 675e6) / 675e6 < 0.01
+    assert {k: v for k, v in vl.flags.items() if k != "params"} == {
+        k: v for k, v in text.flags.items() if k != "params"
+    }
+    without = {k: v for k, v in load("qwen2.5-vl-7b-instruct").items() if k != "vision_config"}
+    assert read_config(without).total == text.total  # no vision_config, no tower
+
+
 GEMMA2_9B = {"model_type": "gemma2", "hidden_size": 3584, "intermediate_size": 14336, "num_attention_heads": 16,
              "num_hidden_layers": 42, "num_key_value_heads": 8, "head_dim": 256, "sliding_window": 4096,
              "vocab_size": 256000}  # fmt: skip
@@ -263,6 +280,7 @@ CATALOGUE_CONFIGS = {
     "gpt-oss-20b": "gpt-oss-20b",
     "llama-3.1-70b": "llama-3.1-70b-instruct",
     "deepseek-r1-distill-llama-70b": "llama-3.1-70b-instruct",
+    "qwen2.5-vl-7b": "qwen2.5-vl-7b-instruct",
 }
 #: models.yaml field → the flag read_config prints for it.
 FIELDS = {"layers": "layers", "hidden": "hidden", "heads": "heads", "kv_heads": "kv-heads", "vocab": "vocab",

@@ -5,7 +5,7 @@ what the same flags typed by hand would. The calculator's paste box runs the por
 ``tests/fixtures/configs/``.
 
 The parameter count is summed from the blocks each family's Hugging Face modeling file builds:
-embedding and lm_head (one table when tied), per layer the attention projections (multi-head
+embedding and lm_head (one table when tied), Qwen2.5-VL's vision tower (from ``vision_config``), per layer the attention projections (multi-head
 latent attention: the down- and up-projections of DeepSeek's ``DeepseekV3Attention``; Qwen3-Next's
 Gated DeltaNet on its linear layers), the MLP (dense, or routed experts + router + shared experts),
 two RMSNorms, and the final norm. Biases and per-head norms are left out (under 0.01 %).
@@ -39,6 +39,13 @@ UNSUPPORTED = (
     ("ssm_cfg", "state-space layers"),
     ("hybrid_override_pattern", "hybrid Mamba layers (Nemotron-H)"),
     ("attn_layer_period", "Jamba's Mamba layers"),
+)
+#: Keys of a Qwen2.5-VL vision_config the vision tower's size needs.
+_VISION_REQUIRED = (
+    ("depth", "vision blocks"),
+    ("hidden_size", "vision width"),
+    ("intermediate_size", "vision MLP width"),
+    ("out_hidden_size", "width the merger projects to"),
 )
 #: Expert-count keys by family: Mixtral / gpt-oss / Llama 4, Qwen MoE, DeepSeek.
 _EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
@@ -121,10 +128,36 @@ def _layer_kinds(cfg: dict[str, Any], layers: int) -> tuple[int, int]:
     return layers, 0  # Mistral: every layer
 
 
+def _vision_params(raw: dict[str, Any]) -> int:
+    """Parameters of Qwen2.5-VL's vision tower from its ``vision_config`` (0 for other families), as
+    HF ``Qwen2_5_VisionTransformerPretrainedModel`` builds it: the patch embedding (a Conv3d over
+    ``temporal_patch_size`` × ``patch_size``² pixels of ``in_chans`` channels), ``depth`` blocks of
+    attention (qkv + proj: 4 × hidden²) and a gated MLP (3 × hidden × intermediate), and the merger
+    (an MLP from ``spatial_merge_size``² patches to the language model's width). Biases and norms are
+    left out, as for the language model. The weights are held with the model's; the image tokens a
+    prompt carries are not sized."""
+    vision = raw.get("vision_config")
+    if not str(raw.get("model_type", "")).startswith("qwen2_5_vl") or not isinstance(vision, dict):
+        return 0
+    depth, width, inner, out = (_need(vision, k, w) for k, w in _VISION_REQUIRED)
+    patch = _int(vision, "patch_size", 14)
+    frames = _int(vision, "temporal_patch_size", 2)
+    channels = _int(vision, "in_chans", 3)
+    merge = _int(vision, "spatial_merge_size", 2)
+    assert patch is not None and frames is not None and channels is not None and merge is not None
+    merged = width * merge * merge
+    return (
+        channels * frames * patch * patch * width
+        + depth * (4 * width * width + 3 * width * inner)
+        + merged * (merged + out)
+    )
+
+
 def read_config(cfg: Any) -> ReadConfig:
     """The flags a ``config.json`` (already parsed) stands for; :class:`ConfigError` naming the key otherwise."""
     if not isinstance(cfg, dict):
         raise ConfigError("config.json", "should be a JSON object { … }")
+    vision = _vision_params(cfg)
     cfg, note = _text_config(cfg)
     for key, what in UNSUPPORTED:
         if cfg.get(key) is not None:
@@ -222,7 +255,7 @@ def read_config(cfg: Any) -> ReadConfig:
     moe_mlp = (experts or 0) * expert + h * (experts or 0) + 3 * h * shared_i + gate
     mlp = moe_layers * moe_mlp + (layers - moe_layers) * 3 * h * (dense_i or 0)
     attention_total = (layers - linear) * attention + linear * linear_attention
-    total = vocab * h * (1 if tied else 2) + attention_total + mlp + layers * 2 * h + h
+    total = vocab * h * (1 if tied else 2) + attention_total + mlp + layers * 2 * h + h + vision
     flags = {
         "params": repr(total / 1e9),
         "layers": str(layers),

@@ -24,6 +24,13 @@ const UNSUPPORTED = [
   ["hybrid_override_pattern", "混合 Mamba 层（Nemotron-H）"],
   ["attn_layer_period", "Jamba 的 Mamba 层"],
 ];
+/** Keys of a Qwen2.5-VL vision_config the vision tower's size needs. */
+const VISION_REQUIRED = [
+  ["depth", "视觉编码器层数"],
+  ["hidden_size", "视觉编码器宽度"],
+  ["intermediate_size", "视觉编码器 MLP 宽度"],
+  ["out_hidden_size", "合并层输出宽度"],
+];
 const EXPERT_KEYS = ["num_local_experts", "num_experts", "n_routed_experts"];
 
 class ConfigError extends Error {
@@ -86,9 +93,24 @@ function layerKinds(cfg, layers) {
   return [layers, 0];
 }
 
+/** vision_params: Qwen2.5-VL's vision tower from vision_config (0 for other families). */
+function visionParams(raw) {
+  const vision = raw.vision_config;
+  const family = String(absent(raw.model_type) ? "" : raw.model_type);
+  if (!family.startsWith("qwen2_5_vl") || !vision || typeof vision !== "object" || Array.isArray(vision)) return 0;
+  const [depth, width, inner, out] = VISION_REQUIRED.map(([k, w]) => need(vision, k, w));
+  const patch = int(vision, "patch_size", 14);
+  const frames = int(vision, "temporal_patch_size", 2);
+  const channels = int(vision, "in_chans", 3);
+  const merge = int(vision, "spatial_merge_size", 2);
+  const merged = width * merge * merge;
+  return channels * frames * patch * patch * width + depth * (4 * width * width + 3 * width * inner) + merged * (merged + out);
+}
+
 /** read_config: {flags, total, note} from a parsed config.json; throws ConfigError. */
 function readConfig(raw) {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError("config.json", "应该是一个 { … } 对象");
+  const vision = visionParams(raw);
   const [cfg, note] = textConfig(raw);
   for (const [key, what] of UNSUPPORTED) {
     if (!absent(cfg[key])) throw new ConfigError(key, `这个模型用了${what}，本站的公式算不准它的结构：请改填参数量`);
@@ -161,7 +183,7 @@ function readConfig(raw) {
   const moeMlp = (experts || 0) * expert + h * (experts || 0) + 3 * h * sharedI + gate;
   const mlp = moeLayers * moeMlp + (layers - moeLayers) * 3 * h * (denseI || 0);
   const attentionTotal = (layers - linear) * attention + linear * linearAttention;
-  const total = vocab * h * (tied ? 1 : 2) + attentionTotal + mlp + layers * 2 * h + h;
+  const total = vocab * h * (tied ? 1 : 2) + attentionTotal + mlp + layers * 2 * h + h + vision;
   const flags = {
     params: String(total / 1e9), layers: String(layers), hidden: String(h), heads: String(heads), "kv-heads": String(kv),
     vocab: String(vocab), intermediate: String(moe ? expertI : denseI),
