@@ -13,6 +13,7 @@ from generator.data.records import Delivery
 from generator.engine.recommend import fallback_note, form_note
 from generator.pages import charts, open_data
 from generator.pages.contexts import SiteContext
+from generator.pages.llms import llms_txt
 from generator.pages.names import (
     BILLING_NAMES,
     CURRENCY_NAMES,
@@ -24,6 +25,7 @@ from generator.pages.names import (
     PRECISION_NAMES,
     PROVIDER_KIND_NAMES,
     SITE_NAME,
+    SITE_SUMMARY,
     SOURCE_TIER_NAMES,
     WORKLOAD_NAMES,
 )
@@ -77,7 +79,8 @@ def generated_files(cat: Catalogue, results: Results, templates: Path, site_url:
     common = context_fields(site_context(cat))
     files: dict[str, bytes] = {}
     drawn = charts.ladder_page_charts(results.ladder, cat)  # once, for the page and the .svg files
-    for page in plan_pages(cat, results, site_url, drawn):
+    pages = plan_pages(cat, results, site_url, drawn)
+    for page in pages:
         root = "../" * page.path.count("/")
         files[page.path] = render_page(env, page, {**common, "root": root})
     for name, svg_text in drawn.items():
@@ -88,5 +91,9 @@ def generated_files(cat: Catalogue, results: Results, templates: Path, site_url:
     files["data/offers.json"] = open_data.offers_json(cat)
     files["data/providers.json"] = open_data.providers_json(cat)
     files["data/estimates.json"] = open_data.estimates_json(results)
+    files["data/price_history.csv"] = open_data.history_csv(cat)
+    files["data/price_history.json"] = open_data.history_json(cat)
+    files["data/LICENSE.txt"] = open_data.license_text(SITE_NAME)
+    files["llms.txt"] = llms_txt(SITE_NAME, SITE_SUMMARY, site_url, pages)
     files["robots.txt"] = f"# {MARKER}\nUser-agent: *\nAllow: /\nSitemap: {site_url.rstrip('/')}/sitemap.xml\n".encode()
     return files

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from generator.data.records import GpuFigure
 
 SITE_NAME = "GPU 算力租赁选型指南"
+#: one line on what the site is (llms.txt; mkdocs.yml site_description says the same)
+SITE_SUMMARY = "按工作负载算显存、卡数、交付形式和月成本的 GPU 租赁选型指南。"
 
 DELIVERY_NAMES = {"container": "容器实例", "vm": "云服务器", "bare_metal": "裸金属", "unspecified": "未注明"}
 #: offers.yaml source_tier, as the link text of a price's source
