@@ -20,6 +20,7 @@ from generator.pages.names import (
     DELIVERY_NAMES,
     FIGURE_NAMES,
     FORM_NAMES,
+    GPU_STATUS_NAMES,
     MARKET_NAMES,
     OPTIMIZER_NAMES,
     PRECISION_NAMES,
@@ -27,6 +28,7 @@ from generator.pages.names import (
     SITE_NAME,
     SITE_SUMMARY,
     SOURCE_TIER_NAMES,
+    TERM_NAMES,
     WORKLOAD_NAMES,
 )
 from generator.pages.plan import plan_pages
@@ -54,6 +56,8 @@ def site_context(cat: Catalogue) -> SiteContext:
         market_names=MARKET_NAMES,
         provider_kind_names=PROVIDER_KIND_NAMES,
         currency_names=CURRENCY_NAMES,
+        status_names=GPU_STATUS_NAMES,
+        term_names=TERM_NAMES,
         fresh_days=cat.rules.prices.fresh_days,
         month_hours=cat.rules.cost.hours_per_month,
         pick_billing=[BILLING_NAMES[b.value] for b in cat.rules.prices.pick_billing],
