@@ -193,3 +193,29 @@ def test_the_bundled_mapping_names_gpus_and_providers_that_exist() -> None:
     }
     assert {r.gpu for r in imap.gpus if r.gpu} <= gpus
     assert {p.provider for p in imap.providers} <= provs
+
+
+RUNPOD = (
+    "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot,disk_size,gpu_vendor,flags,cpu_arch,"
+    "provider_data\n"
+    # RunPod (gpuhunt providers/runpod.py): one pod type name for every card count, price = count x per-GPU price
+    "NVIDIA L40S,EU-RO-1,0.86,16,62.0,1,L40S,48.0,False,,nvidia,,x86,{}\n"
+    "NVIDIA L40S,EU-RO-1,1.72,32,124.0,2,L40S,48.0,False,,nvidia,,x86,{}\n"
+    # an Instant Cluster row (2-8 nodes of 8 GPUs): not one instance, skipped by the mapping's skip_flags
+    "NVIDIA L40S,EU-RO-1,6.88,128,500.0,8,L40S,48.0,False,,nvidia,runpod-cluster,x86,{}\n"
+)
+
+
+def test_runpod_rows_of_one_pod_type_are_one_offer_per_card_count_and_clusters_are_skipped(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = catalog(tmp_path, RUNPOD, "runpod.csv")
+    assert run(project, path) == 0
+    got = imported(project)
+    assert sorted(got) == [
+        "gpuhunt-runpod-nvidia-l40s-1x-eu-ro-1-20261130",
+        "gpuhunt-runpod-nvidia-l40s-2x-eu-ro-1-20261130",
+    ]
+    two = got["gpuhunt-runpod-nvidia-l40s-2x-eu-ro-1-20261130"]
+    assert (two["cards"], two["price"], two["delivery"], two["provider"]) == (2, 1.72, "container", "runpod")
+    assert "1 rows flagged runpod-cluster" in capsys.readouterr().out

@@ -59,6 +59,7 @@ class CatalogRow:
     gpu_memory: float | None
     spot: bool
     disk_size: float | None
+    flags: tuple[str, ...] = ()  #: gpuhunt's flags (e.g. runpod-cluster), empty when the column is absent
     #: column name -> its 1-based position in this catalog (for problems at a column)
     col: dict[str, int] = field(default_factory=dict, compare=False)
 
@@ -87,8 +88,12 @@ def slug(text: str) -> str:
 
 
 def product_key(catalog: str, row: CatalogRow) -> str:
-    """The id of a product (same instance, location and spot) without the date, at most 54 characters."""
-    key = f"{ID_PREFIX}{slug(catalog)}-{slug(row.instance_name)}-{slug(row.location)}" + ("-spot" if row.spot else "")
+    """The id of a product (same instance, card count, location and spot) without the date, at most 54
+    characters. The card count is added unless the instance name already says it (Lambda's gpu_8x_…):
+    RunPod lists one pod type under one name for every card count."""
+    name = slug(row.instance_name)
+    cards = "" if f"-{row.gpu_count}x-" in f"-{name}-" else f"-{row.gpu_count}x"
+    key = f"{ID_PREFIX}{slug(catalog)}-{name}{cards}-{slug(row.location)}" + ("-spot" if row.spot else "")
     limit = _MAX_ID - 9  # room for "-YYYYMMDD"
     if len(key) <= limit:
         return key
@@ -114,6 +119,7 @@ def read_rows(text: str, name: str) -> tuple[list[CatalogRow], list[Problem]]:
             )
         ]
     where = {c: header.index(c) for c in COLUMNS}
+    flags_at = header.index("flags") if "flags" in header else None
     rows: list[CatalogRow] = []
     problems: list[Problem] = []
     for n, line in enumerate(lines[1:], start=2):
@@ -123,7 +129,7 @@ def read_rows(text: str, name: str) -> tuple[list[CatalogRow], list[Problem]]:
         if len(values) != len(header):
             problems.append(Problem(name, n, 1, "", f"{len(values)} values, but the header has {len(header)} columns"))
             continue
-        row, found = _typed(values, where, n, line, name)
+        row, found = _typed(values, where, n, line, name, values[flags_at] if flags_at is not None else "")
         problems += found
         if row is not None:
             rows.append(row)
@@ -131,7 +137,7 @@ def read_rows(text: str, name: str) -> tuple[list[CatalogRow], list[Problem]]:
 
 
 def _typed(
-    values: list[str], where: dict[str, int], n: int, line: str, name: str
+    values: list[str], where: dict[str, int], n: int, line: str, name: str, raw_flags: str
 ) -> tuple[CatalogRow | None, list[Problem]]:
     problems: list[Problem] = []
     raw = {c: values[i].strip() for c, i in where.items()}
@@ -187,6 +193,7 @@ def _typed(
         gpu_memory=gpu_memory,
         spot=spot == "true",
         disk_size=disk,
+        flags=tuple(raw_flags.split()),
         col={c: i + 1 for c, i in where.items()},
     )
     return row, []
@@ -206,6 +213,10 @@ def read_catalog(text: str, name: str, catalog: str, imap: ImportMap, as_of: dt.
     for row in rows:
         if row.gpu_count == 0:
             out.skipped["rows without a GPU"] += 1
+            continue
+        skipped_flag = next((f for f in row.flags if f in prov.skip_flags), None)
+        if skipped_flag is not None:
+            out.skipped[f"rows flagged {skipped_flag} (skipped: see the mapping's note)"] += 1
             continue
         if prov.locations is not None and row.location not in prov.locations:
             out.skipped[f"locations not imported ({', '.join(prov.locations)} only)"] += 1

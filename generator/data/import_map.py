@@ -35,7 +35,13 @@ class CatalogProvider(Record):
             "A provider that lists the same price in every region needs one or two here."
         ),
     )
-    note: Text | None = Field(default=None, description="Why the delivery form or the locations were chosen.")
+    skip_flags: list[ShortText] = Field(
+        default_factory=list,
+        description="Leave out rows carrying one of these flags (e.g. runpod-cluster: multi-node clusters, not one instance).",
+    )
+    note: Text | None = Field(
+        default=None, description="Why the delivery form, locations or skipped flags were chosen."
+    )
 
 
 class GpuRule(Record):
