@@ -49,6 +49,7 @@ GPU_COLUMNS = [
     "pcie_gen",
     "unconfirmed",
     "sources",
+    "status",
 ]
 
 
@@ -56,9 +57,10 @@ def gpu_record(gpu: Gpu) -> dict[str, Any]:
     """A GPU as plain JSON-ready values (enums as text, sources as a figure->URL map)."""
     raw = gpu.model_dump(mode="json")
     sources = {"*": raw["source"], **{k: v for k, v in sorted(raw["field_sources"].items())}}
-    row = {k: raw.get(k) for k in GPU_COLUMNS if k not in ("sources",)}
+    row = {k: raw.get(k) for k in GPU_COLUMNS if k not in ("sources", "status")}
     row["unconfirmed"] = sorted(raw["unconfirmed"])
     row["sources"] = sources
+    row["status"] = raw["status"]  # dated export restrictions / end of production, each with source and quote
     return row
 
 
@@ -73,6 +75,7 @@ def gpus_csv(cat: Catalogue) -> bytes:
         r = gpu_record(g)
         r["unconfirmed"] = ";".join(r["unconfirmed"])
         r["sources"] = " ".join(f"{k}={v}" for k, v in r["sources"].items())
+        r["status"] = ";".join(f"{st['kind']}@{st['since']}" for st in r["status"])
         rows.append(r)
     return _csv(pd.DataFrame(rows, columns=GPU_COLUMNS))
 
