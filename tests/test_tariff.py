@@ -72,3 +72,59 @@ def test_monthly_table_says_which(mini: Path) -> None:
     ]
     text = "\n".join(pages)
     assert "| 数据盘（平台标价） |" in text and "| 公网 IP（编辑假设） |" in text
+
+
+STOPPED = """    terms:
+      stopped:
+        bills: instance
+        as_of: 2026-06-01
+        source: https://example.com/billing
+        quote: 关机后实例仍计费，释放后停止计费
+"""
+
+
+def test_a_provider_whose_stopped_instances_bill_charges_the_whole_month(mini: Path) -> None:
+    """Fixture Cloud's 4090 container is ¥2/hour (c-4090-hour). Used 100 hours a month: ¥200 under the
+    assumption (a stopped instance bills only storage); with its sourced term "stopped instances still
+    bill", the instance stays allocated: 730 h x ¥2 = ¥1,460, of which 630 h x ¥2 = ¥1,260 idle. The JS
+    port (the calculator) gives the same from the tariffs the calculator ships."""
+    import json
+    import shutil
+    import subprocess
+
+    usage = cost.Usage(hours_per_month=100, disk_gb=0, egress_gb_month=0, public_ip=False)
+    cat, _ = load_catalogue(mini / "data", mini, build_date=MINI_BUILD_DATE)
+    assert cat is not None
+    cloud = next(o for o in cat.offers if o.id == "c-4090-hour")
+    assert cost.monthly_cost(cloud, 1, usage, cost.pricing_of(cat)).gpu_rent == pytest.approx(200)
+    text = (mini / "data" / "providers.yaml").read_text(encoding="utf-8")
+    (mini / "data" / "providers.yaml").write_text(
+        text.replace("    url: https://example.com\n", "    url: https://example.com\n" + STOPPED, 1), encoding="utf-8"
+    )
+    cat, problems = load_catalogue(mini / "data", mini, build_date=MINI_BUILD_DATE)
+    assert cat is not None, problems
+    cloud = next(o for o in cat.offers if o.id == "c-4090-hour")
+    m = cost.monthly_cost(cloud, 1, usage, cost.pricing_of(cat))
+    assert m.gpu_rent == pytest.approx(1460) and m.idle_rent == pytest.approx(1260)
+    market = next(o for o in cat.offers if o.id == "m-4090-usd")  # Fixture Market has no such term
+    assert cost.monthly_cost(market, 1, usage, cost.pricing_of(cat)).idle_rent == pytest.approx(0)
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (CI has it)")
+    from generator.pages.calculator import calculator_data
+
+    data = calculator_data(cat)
+    engine = (Path(__file__).resolve().parent.parent / "docs" / "javascripts" / "engine" / "cost.js").as_uri()
+    script = (
+        f"import {{ Pricing, monthlyCost }} from {json.dumps(engine)};\n"
+        'import fs from "fs";\n'
+        'const d = JSON.parse(fs.readFileSync(0, "utf8"));\n'
+        "const p = new Pricing(d.rules.cost, d.fx, d.tariffs);\n"
+        "const o = d.offers.find((x) => x.id === 'c-4090-hour');\n"
+        "const m = monthlyCost(o, 1, {hours_per_month: 100, disk_gb: 0, egress_gb_month: 0, public_ip: false}, p);\n"
+        "console.log(JSON.stringify([m.gpu_rent, m.idle_rent]));\n"
+    )
+    run = subprocess.run([node, "--input-type=module", "-e", script], input=json.dumps(data),
+                         capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == [pytest.approx(1460), pytest.approx(1260)]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
+import re
 import shlex
 import subprocess
 from pathlib import Path
@@ -74,6 +76,9 @@ def check_command(argv: list[str]) -> None:
         make_dry_run(*argv[1:])
     elif Path(argv[0]).name == "gpu-guide":
         gpu_guide(argv)
+    elif argv[0].startswith("tools/"):
+        script = REPO / argv[0]
+        assert script.is_file() and os.access(script, os.X_OK), f"no executable {argv[0]}"
     elif argv[:3] == [".venv/bin/python", "-m", "playwright"]:
         assert importlib.util.find_spec("playwright") is not None  # a test dependency in pyproject.toml
     else:
@@ -82,7 +87,7 @@ def check_command(argv: list[str]) -> None:
 
 
 def test_every_command_the_workflows_run_exists() -> None:
-    for name in ("pr.yml", "deploy.yml"):
+    for name in ("pr.yml", "deploy.yml", "prices.yml"):
         for step in steps(load(name)):
             for argv in commands(step):
                 check_command(argv)
@@ -157,6 +162,40 @@ def test_s3_workflow_builds_and_deploys_with_its_settings() -> None:
 
 
 def test_actions_are_pinned_to_a_major_version() -> None:
-    for name in ("pr.yml", "deploy.yml", "deploy-s3.yml"):
+    for name in ("pr.yml", "deploy.yml", "deploy-s3.yml", "prices.yml"):
         for ref in (s["uses"] for s in steps(load(name)) if "uses" in s):
             assert ref.rsplit("@", 1)[1].startswith("v"), ref
+
+
+def test_prices_workflow_imports_weekly_and_opens_a_pr_with_the_change_report() -> None:
+    wf = load("prices.yml")
+    assert "schedule" in wf["on"] and "workflow_dispatch" in wf["on"]
+    assert wf["permissions"] == {"contents": "write", "pull-requests": "write"}
+    all_steps = steps(wf)
+    argvs = [a for s in all_steps for a in commands(s)]
+    refresh = next(a for a in argvs if a[0] == "tools/prices-refresh")
+    # the script runs `gpu-guide prices import` for each provider: that line parses with the real parser
+    script = (REPO / refresh[0]).read_text(encoding="utf-8")
+    line = next(ln.strip() for ln in script.splitlines() if ".venv/bin/gpu-guide prices import" in ln)
+    cmd = re.search(r"\.venv/bin/gpu-guide prices import .*?--url \"\$url\"", line)
+    assert cmd is not None, line
+    sample = {"$work/$provider.csv": "lambdalabs.csv", "$day": "2026-11-30", "$url": "https://example.org/c.zip"}
+    words = [sample.get(w, w) for w in shlex.split(cmd.group())]
+    args = gpu_guide(words)
+    assert (args.command, args.prices_command, args.source) == ("prices", "import", "gpuhunt")
+    # every provider the workflow fetches is one the mapping file imports
+    mapping = yaml.safe_load((REPO / "data" / "imports" / "gpuhunt.yaml").read_text(encoding="utf-8"))
+    assert set(refresh[1:]) <= {p["catalog"] for p in mapping["providers"]}
+    builds = [gpu_guide(a) for a in argvs if Path(a[0]).name == "gpu-guide" and a[1] == "build"]
+    assert [(b.command, b.no_site) for b in builds] == [("build", True)]  # docs/ current in the PR
+    diff_step = next(s for s in all_steps if "gpu-guide diff" in s.get("run", ""))
+    diff = next(a for a in commands(diff_step) if a[1:2] == ["diff"])
+    assert gpu_guide(diff).base == "origin/main"
+    report = next(a for a in commands(diff_step) if a[0] == "cat")
+    body = diff_step["run"].rsplit("> ", 1)[1].split()[0]
+    assert report[1:] == ["import.md", "diff.md"] and diff_step["run"].count("> diff.md") == 1
+    pr = next(s for s in all_steps if s.get("uses", "").startswith("peter-evans/create-pull-request@"))
+    assert pr["with"]["body-path"] == body
+    assert "data/offers.yaml" in pr["with"]["add-paths"].split()
+    order = [argvs.index(refresh), argvs.index(next(a for a in argvs if a[1:2] == ["build"])), argvs.index(diff)]
+    assert order == sorted(order) and all_steps.index(diff_step) < all_steps.index(pr)

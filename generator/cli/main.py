@@ -86,6 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     dep.add_argument("--path-style", action="store_true", help="path-style addressing (local S3 servers)")
     dep.add_argument("--dry-run", action="store_true", help="say what would change; write nothing")
 
+    from generator.cli.prices import add_prices_arguments
+
+    add_prices_arguments(sub)
+
     s = sub.add_parser("serve", help="live preview; regenerates when data/ or templates/ change")
     s.add_argument("--dev-addr", default="127.0.0.1:8000")
     return p
@@ -215,6 +219,10 @@ def _run(args: argparse.Namespace) -> int:
         return run_calibrate(project, args.dir, args.markdown)
     if args.command == "deploy":
         return _deploy(args, project)
+    if args.command == "prices":
+        from generator.cli.prices import run_prices
+
+        return run_prices(project, args)
     if args.command == "serve":
         from generator.cli.serve import serve
 

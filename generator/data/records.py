@@ -41,6 +41,7 @@ Slug = Annotated[
 ]
 Text = Annotated[str, Field(min_length=1, max_length=4000)]
 ShortText = Annotated[str, Field(min_length=1, max_length=200)]
+Quote = Annotated[str, Field(min_length=1, max_length=500)]
 
 
 class Record(BaseModel):
@@ -93,6 +94,26 @@ class GpuFigure(StrEnum):
 
 #: A figure name as YAML text; enum members are matched by value (see Record).
 Figure = Annotated[GpuFigure, Strict(False)]
+
+
+class GpuStatusKind(StrEnum):
+    """What happened to a product, as a dated source states it."""
+
+    export_restricted = "export_restricted"  # selling it into China needs an export licence or is banned
+    discontinued = "discontinued"  # no longer made (production ended or halted)
+    sold_out = "sold_out"  # no longer sold new
+
+
+class GpuStatus(Record):
+    """A dated change in whether the card can be bought, with its source's own words."""
+
+    kind: GpuStatusKind = Field(strict=False, description="export_restricted, discontinued or sold_out.")
+    since: dt.date = Field(description="Date the source gives for it, YYYY-MM-DD.")
+    source: HttpUrl = Field(description="Where it is stated (a report or the vendor's filing).")
+    quote: Quote = Field(description="The source's own words, copied exactly.")
+    note: Text | None = Field(
+        default=None, description="What a buyer should know (Chinese), e.g. that it is reported, not confirmed."
+    )
 
 
 class Gpu(Record):
@@ -150,6 +171,10 @@ class Gpu(Record):
         description="Figures no vendor datasheet confirms; the page marks them.",
     )
     notes: Text | None = Field(default=None, description="Short editor's note shown on the GPU page.")
+    status: list[GpuStatus] = Field(
+        default_factory=list,
+        description="Dated export restrictions, end of production or sell-out, each with its source; shown on the page.",
+    )
 
     @model_validator(mode="after")
     def _capability_for_nvidia(self) -> Gpu:
@@ -231,8 +256,6 @@ class SourceTier(StrEnum):
 
 #: the tiers that are the provider's own price list
 FIRST_HAND_TIERS = frozenset({SourceTier.provider_page, SourceTier.provider_api})
-
-Quote = Annotated[str, Field(min_length=1, max_length=500)]
 
 
 class Offer(Record):
@@ -418,6 +441,59 @@ class Fabric(Record):
         return self.kind is not FabricKind.none
 
 
+class BillingIncrement(StrEnum):
+    """The smallest unit an on-demand instance is billed in."""
+
+    second = "second"
+    minute = "minute"
+    hour = "hour"
+    day = "day"
+
+
+class StoppedBilling(StrEnum):
+    """What a stopped (shut-down, not released) instance still costs."""
+
+    nothing = "nothing"  # nothing at all
+    storage = "storage"  # only its disks and images
+    instance = "instance"  # the whole instance, as if running
+
+
+class IncrementTerm(Record):
+    """The provider's billing increment for on-demand instances, with its source."""
+
+    unit: BillingIncrement = Field(strict=False, description="second, minute, hour or day.")
+    as_of: dt.date = Field(description="Date the source gives, YYYY-MM-DD.")
+    source: HttpUrl = Field(description="The provider's billing page or document.")
+    quote: Quote = Field(description="The source's own words.")
+
+
+class StoppedTerm(Record):
+    """What a stopped instance still bills, with its source."""
+
+    bills: StoppedBilling = Field(strict=False, description="nothing, storage (disks only) or instance.")
+    as_of: dt.date = Field(description="Date the source gives, YYYY-MM-DD.")
+    source: HttpUrl = Field(description="The provider's billing page or document.")
+    quote: Quote = Field(description="The source's own words.")
+
+
+class TaxTerm(Record):
+    """Whether the listed prices include tax (含税), with its source."""
+
+    included: bool = Field(description="true when the listed prices include tax (含税).")
+    invoice: ShortText | None = Field(default=None, description="Invoice type where stated, e.g. 增值税专用发票 6%.")
+    as_of: dt.date = Field(description="Date the source gives, YYYY-MM-DD.")
+    source: HttpUrl = Field(description="The provider's billing page or document.")
+    quote: Quote = Field(description="The source's own words.")
+
+
+class Terms(Record):
+    """How a provider bills besides its prices; a term left out is unknown (the cost model's assumption holds)."""
+
+    increment: IncrementTerm | None = Field(default=None, description="The on-demand billing increment.")
+    stopped: StoppedTerm | None = Field(default=None, description="What a stopped instance still bills.")
+    tax: TaxTerm | None = Field(default=None, description="Whether prices include tax, and the invoice.")
+
+
 class Provider(Record):
     """A platform, cloud or survey that prices appear from."""
 
@@ -439,6 +515,10 @@ class Provider(Record):
     fabric: Fabric | None = Field(
         default=None,
         description="The cross-host fabric the provider sells between nodes (none, InfiniBand, RoCE); unset: unknown.",
+    )
+    terms: Terms | None = Field(
+        default=None,
+        description="Billing increment, stopped-instance billing and tax, each with its source (leave out what is unknown).",
     )
     note: Text | None = Field(default=None, description="How this provider bills, what to watch for (Chinese).")
 

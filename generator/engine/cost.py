@@ -173,18 +173,20 @@ def monthly_cost(offer: Offer, cards: int, usage: Usage, pricing: Pricing) -> Mo
     instances = instances_needed(offer, cards)
     block = hours_per_unit(offer.unit, rules)
     instance_hour = instance_price_cny(offer, pricing) / block
+    tariff = pricing.tariffs.get(offer.provider, Tariff())
     if offer.unit in (PriceUnit.month, PriceUnit.year):
         months = 12 if offer.unit is PriceUnit.year else 1
         rent = instance_price_cny(offer, pricing) / months * instances
         idle = rent * max(0.0, 1 - hours_used / rules.hours_per_month)
         billing = BillingMode.fixed_month
     else:
-        # Daily offers are billed by started days; hourly by hours.
-        billed_hours = math.ceil(hours_used / block) * block
+        # Daily offers are billed by started days; hourly by hours. A provider whose stopped instances still
+        # bill (its terms, with a source) charges the whole month: the instance stays allocated between uses.
+        running = rules.hours_per_month if tariff.stopped_bills_instance else hours_used
+        billed_hours = math.ceil(max(hours_used, running) / block) * block
         rent = instance_hour * billed_hours * instances
         idle = instance_hour * (billed_hours - hours_used) * instances
         billing = BillingMode.by_use
-    tariff = pricing.tariffs.get(offer.provider, Tariff())
     disk_rate = _either(tariff.disk_cny_per_gb_month, rules.disk_cny_per_gb_month)
     egress_rate = _either(tariff.egress_cny_per_gb, rules.egress_cny_per_gb)
     ip_rate = _either(tariff.public_ip_cny_month, rules.public_ip_cny_month)

@@ -4,7 +4,9 @@ Read from ``providers.yaml`` ``extras`` (each with its source): the first extra 
 the cost model can use (disk: ``gb_month`` or ``gb_day``; egress: ``gb``; public IP: ``month`` or
 ``hour``) prices that item; anything else leaves it to ``rules.yaml``'s marked assumptions
 (``cost.disk_cny_per_gb_month`` and the rest). Foreign prices use the exchange rate of the extra's
-date. The calculator gets the same figures precomputed (``generator.pages.calculator``), so the
+date. ``terms.stopped`` (with its source) says whether a stopped instance still bills the whole instance:
+then an hourly or daily instance costs the whole month however few hours it runs (it must stay allocated
+between uses); unknown, the cost model assumes a stopped instance bills only its storage. The calculator gets the same figures precomputed (``generator.pages.calculator``), so the
 JS port only chooses between a tariff and an assumption, as :func:`generator.engine.cost.monthly_cost`
 does.
 """
@@ -15,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from generator.data.catalogue import rate_on
-from generator.data.records import Currency, Extra, ExtraItem, ExtraUnit, FxRate, Provider
+from generator.data.records import Currency, Extra, ExtraItem, ExtraUnit, FxRate, Provider, StoppedBilling
 from generator.data.rules import CostRules
 
 #: the extras the cost model prices, by the field name of MonthlyCost
@@ -29,6 +31,9 @@ class Tariff:
     disk_cny_per_gb_month: float | None = None
     egress_cny_per_gb: float | None = None
     public_ip_cny_month: float | None = None
+    #: the provider's own term for a stopped instance (providers.yaml terms.stopped): True when it still bills
+    #: the whole instance, False when it does not; None: unknown, the cost model assumes only storage bills
+    stopped_bills_instance: bool | None = None
 
     def sourced(self) -> tuple[str, ...]:
         """The items priced by the provider's own tariff (the rest are assumptions)."""
@@ -65,6 +70,11 @@ def tariff_of(provider: Provider, rates: list[FxRate], rules: CostRules) -> Tari
         public_ip_cny_month=_first(
             provider.extras, ExtraItem.public_ip, {ExtraUnit.month: 1.0, ExtraUnit.hour: month}, rates
         ),
+        stopped_bills_instance=(
+            None
+            if provider.terms is None or provider.terms.stopped is None
+            else provider.terms.stopped.bills is StoppedBilling.instance
+        ),
     )
 
 
@@ -73,6 +83,6 @@ def tariffs_of(providers: Iterable[Provider], rates: list[FxRate], rules: CostRu
     out = {}
     for p in providers:
         t = tariff_of(p, rates, rules)
-        if t.sourced():
+        if t.sourced() or t.stopped_bills_instance is not None:
             out[p.id] = t
     return out

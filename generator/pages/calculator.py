@@ -59,6 +59,7 @@ def calculator_data(cat: Catalogue) -> dict[str, Any]:
                 "disk_cny_per_gb_month": t.disk_cny_per_gb_month,
                 "egress_cny_per_gb": t.egress_cny_per_gb,
                 "public_ip_cny_month": t.public_ip_cny_month,
+                "stopped_bills_instance": t.stopped_bills_instance,
             }
             for pid, t in tariffs_of(cat.providers.values(), cat.fx, cat.rules.cost).items()
         },

@@ -55,6 +55,8 @@ class SiteContext:
     market_names: Mapping[str, str]
     provider_kind_names: Mapping[str, str]
     currency_names: Mapping[str, str]
+    status_names: Mapping[str, str]  # gpus.yaml status kinds in Chinese
+    term_names: Mapping[str, str]  # providers.yaml terms in Chinese ("increment.second" …)
     fresh_days: int  # rules.prices.fresh_days: the freshness window pages name (claims, rent or buy, prices)
     month_hours: float  # rules.cost.hours_per_month: a card-month
     pick_billing: list[str]  # billing tiers that rank a recommendation, as names

@@ -13,18 +13,22 @@ from generator.data.records import Delivery
 from generator.engine.recommend import fallback_note, form_note
 from generator.pages import charts, open_data
 from generator.pages.contexts import SiteContext
+from generator.pages.llms import llms_txt
 from generator.pages.names import (
     BILLING_NAMES,
     CURRENCY_NAMES,
     DELIVERY_NAMES,
     FIGURE_NAMES,
     FORM_NAMES,
+    GPU_STATUS_NAMES,
     MARKET_NAMES,
     OPTIMIZER_NAMES,
     PRECISION_NAMES,
     PROVIDER_KIND_NAMES,
     SITE_NAME,
+    SITE_SUMMARY,
     SOURCE_TIER_NAMES,
+    TERM_NAMES,
     WORKLOAD_NAMES,
 )
 from generator.pages.plan import plan_pages
@@ -52,6 +56,8 @@ def site_context(cat: Catalogue) -> SiteContext:
         market_names=MARKET_NAMES,
         provider_kind_names=PROVIDER_KIND_NAMES,
         currency_names=CURRENCY_NAMES,
+        status_names=GPU_STATUS_NAMES,
+        term_names=TERM_NAMES,
         fresh_days=cat.rules.prices.fresh_days,
         month_hours=cat.rules.cost.hours_per_month,
         pick_billing=[BILLING_NAMES[b.value] for b in cat.rules.prices.pick_billing],
@@ -77,7 +83,8 @@ def generated_files(cat: Catalogue, results: Results, templates: Path, site_url:
     common = context_fields(site_context(cat))
     files: dict[str, bytes] = {}
     drawn = charts.ladder_page_charts(results.ladder, cat)  # once, for the page and the .svg files
-    for page in plan_pages(cat, results, site_url, drawn):
+    pages = plan_pages(cat, results, site_url, drawn)
+    for page in pages:
         root = "../" * page.path.count("/")
         files[page.path] = render_page(env, page, {**common, "root": root})
     for name, svg_text in drawn.items():
@@ -88,5 +95,9 @@ def generated_files(cat: Catalogue, results: Results, templates: Path, site_url:
     files["data/offers.json"] = open_data.offers_json(cat)
     files["data/providers.json"] = open_data.providers_json(cat)
     files["data/estimates.json"] = open_data.estimates_json(results)
+    files["data/price_history.csv"] = open_data.history_csv(cat)
+    files["data/price_history.json"] = open_data.history_json(cat)
+    files["data/LICENSE.txt"] = open_data.license_text(SITE_NAME)
+    files["llms.txt"] = llms_txt(SITE_NAME, SITE_SUMMARY, site_url, pages)
     files["robots.txt"] = f"# {MARKER}\nUser-agent: *\nAllow: /\nSitemap: {site_url.rstrip('/')}/sitemap.xml\n".encode()
     return files

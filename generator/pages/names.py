@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from generator.data.records import GpuFigure
 
 SITE_NAME = "GPU 算力租赁选型指南"
+#: one line on what the site is (llms.txt; mkdocs.yml site_description says the same)
+SITE_SUMMARY = "按工作负载算显存、卡数、交付形式和月成本的 GPU 租赁选型指南。"
 
 DELIVERY_NAMES = {"container": "容器实例", "vm": "云服务器", "bare_metal": "裸金属", "unspecified": "未注明"}
 #: offers.yaml source_tier, as the link text of a price's source
@@ -18,6 +20,20 @@ SOURCE_TIER_NAMES = {
     "provider_doc": "官方文章",
     "aggregator": "第三方汇总",
     "article": "第三方文章",
+}
+#: gpus.yaml status kinds, as the page names them
+GPU_STATUS_NAMES = {"export_restricted": "出口管制", "discontinued": "停产", "sold_out": "售罄"}
+#: providers.yaml terms, as the provider page words them (key: "<term>.<value>")
+TERM_NAMES = {
+    "increment.second": "按秒计费",
+    "increment.minute": "按分钟计费",
+    "increment.hour": "按小时计费，不足一小时按一小时",
+    "increment.day": "按天计费，不足一天按一天",
+    "stopped.nothing": "关机后不再收费",
+    "stopped.storage": "关机后只收数据盘和镜像的存储费",
+    "stopped.instance": "关机后仍按实例计费，释放才停止",
+    "tax.true": "标价含税",
+    "tax.false": "标价不含税",
 }
 BILLING_NAMES = {"on_demand": "按量", "daily": "按天", "monthly": "包月", "spot": "抢占式", "reserved": "长期合约"}
 CURRENCY_SIGNS = {"CNY": "¥", "USD": "$"}

@@ -49,6 +49,7 @@ GPU_COLUMNS = [
     "pcie_gen",
     "unconfirmed",
     "sources",
+    "status",
 ]
 
 
@@ -56,9 +57,10 @@ def gpu_record(gpu: Gpu) -> dict[str, Any]:
     """A GPU as plain JSON-ready values (enums as text, sources as a figure->URL map)."""
     raw = gpu.model_dump(mode="json")
     sources = {"*": raw["source"], **{k: v for k, v in sorted(raw["field_sources"].items())}}
-    row = {k: raw.get(k) for k in GPU_COLUMNS if k not in ("sources",)}
+    row = {k: raw.get(k) for k in GPU_COLUMNS if k not in ("sources", "status")}
     row["unconfirmed"] = sorted(raw["unconfirmed"])
     row["sources"] = sources
+    row["status"] = raw["status"]  # dated export restrictions / end of production, each with source and quote
     return row
 
 
@@ -73,6 +75,7 @@ def gpus_csv(cat: Catalogue) -> bytes:
         r = gpu_record(g)
         r["unconfirmed"] = ";".join(r["unconfirmed"])
         r["sources"] = " ".join(f"{k}={v}" for k, v in r["sources"].items())
+        r["status"] = ";".join(f"{st['kind']}@{st['since']}" for st in r["status"])
         rows.append(r)
     return _csv(pd.DataFrame(rows, columns=GPU_COLUMNS))
 
@@ -125,6 +128,64 @@ def providers_json(cat: Catalogue) -> bytes:
         raw["history_offers"] = [o.id for o in cat.history_offers if o.provider == p.id]
         rows.append(raw)
     return _json(rows)
+
+
+#: The licence of every open data file (and of the data under data/): LICENSE-DATA at the repository root.
+DATA_LICENSE = "CC BY 4.0"
+DATA_LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
+
+#: Columns of docs/data/price_history.csv and the keys of each record in price_history.json, in order.
+HISTORY_COLUMNS = [
+    "series", "id", "replaces", "gpu", "provider", "cards", "per", "delivery", "billing", "unit",
+    "price", "price_low", "price_high", "currency", "card_month_cny", "as_of", "status", "source", "source_tier",
+]  # fmt: skip
+
+
+def _series(cat: Catalogue) -> dict[str, str]:
+    """Each offer's series: the id of the first price of its product (following ``replaces`` back)."""
+    by_id = {o.id: o for o in cat.offers}
+    out: dict[str, str] = {}
+    for o in cat.offers:
+        first, seen = o, {o.id}
+        while first.replaces in by_id and first.replaces not in seen:
+            first = by_id[first.replaces]
+            seen.add(first.id)
+        out[o.id] = first.id
+    return out
+
+
+def history_records(cat: Catalogue) -> list[dict[str, Any]]:
+    """Every dated price, grouped by GPU, provider and series (a product and the prices that replaced
+    one another), oldest first: the price history an edition holds (history prices are never dropped)."""
+    series = _series(cat)
+    replaces = {o.id: o.replaces for o in cat.offers}
+    rows = []
+    for r in offer_records(cat):
+        rows.append({k: r.get(k) for k in HISTORY_COLUMNS} | {"series": series[r["id"]], "replaces": replaces[r["id"]]})
+    return sorted(rows, key=lambda r: (r["gpu"], r["provider"], r["series"], r["as_of"], r["id"]))
+
+
+def history_csv(cat: Catalogue) -> bytes:
+    rows = [{k: f"{v:.10g}" if isinstance(v, float) else v for k, v in r.items()} for r in history_records(cat)]
+    return _csv(pd.DataFrame(rows, columns=HISTORY_COLUMNS))
+
+
+def history_json(cat: Catalogue) -> bytes:
+    """The records with the licence stated in the file itself."""
+    body = {"license": DATA_LICENSE, "license_url": DATA_LICENSE_URL, "records": history_records(cat)}
+    return (json.dumps(body, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
+
+
+def license_text(site_name: str) -> bytes:
+    """docs/data/LICENSE.txt: the licence of the files beside it."""
+    return (
+        f"The data files in this folder are published by {site_name} (gpu-guide) under the Creative Commons\n"
+        f"Attribution 4.0 International licence ({DATA_LICENSE}): {DATA_LICENSE_URL}\n"
+        "Legal code: https://creativecommons.org/licenses/by/4.0/legalcode\n"
+        'Attribute as: "gpu-guide, GPU 算力租赁选型指南" with a link to the page or file used.\n'
+        "Quoted source text (`quote`) and the linked sources remain their publishers'; every price names its source.\n"
+        "数据以知识共享 署名 4.0 国际许可协议（CC BY 4.0）发布；引用请注明出处。\n"
+    ).encode()
 
 
 def _json(rows: list[dict[str, Any]]) -> bytes:

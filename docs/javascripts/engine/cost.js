@@ -22,7 +22,8 @@ export function rateOn(rates, currency, on) {
 
 /** Pricing: the cost rules, the dated exchange rates and each provider's own extras in yuan
  * (`tariffs`: provider id -> {disk_cny_per_gb_month, egress_cny_per_gb, public_ip_cny_month}, null where
- * the provider prices none; computed by generator/engine/tariff.py). */
+ * the provider prices none, and stopped_bills_instance: true/false from its sourced terms, null unknown;
+ * computed by generator/engine/tariff.py). */
 export class Pricing {
   constructor(costRules, rates, tariffs = {}) {
     this.rules = costRules;
@@ -70,7 +71,10 @@ export function monthlyCost(offer, cards, usage, pricing) {
     idle = rent * Math.max(0, 1 - hoursUsed / rules.hours_per_month);
     billing = "fixed_month";
   } else {
-    const billedHours = Math.ceil(hoursUsed / block) * block;
+    // a provider whose stopped instances still bill (its terms, with a source) charges the whole month
+    const mine = Object.prototype.hasOwnProperty.call(pricing.tariffs, offer.provider) ? pricing.tariffs[offer.provider] : {};
+    const running = mine.stopped_bills_instance ? rules.hours_per_month : hoursUsed;
+    const billedHours = Math.ceil(Math.max(hoursUsed, running) / block) * block;
     rent = instanceHour * billedHours * instances;
     idle = instanceHour * (billedHours - hoursUsed) * instances;
     billing = "by_use";

@@ -1,0 +1,221 @@
+"""``gpu-guide prices import``: a gpuhunt catalog into data/offers.yaml's import block.
+
+The catalog is ``tests/fixtures/gpuhunt/lambdalabs.csv``, built to gpuhunt's column layout (its README
+says how and that it is not a recorded catalog). Expected values are read off the fixture's rows by hand.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO
+
+from generator.cli.main import main
+from generator.data.import_map import load_import_map, map_path
+from generator.data.validate import load_catalogue
+
+FIXTURE = REPO / "tests" / "fixtures" / "gpuhunt" / "lambdalabs.csv"
+URL = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com/v3/lambdalabs/20261130-1/catalog.zip"
+PREFIX = "gpuhunt-lambdalabs-"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the bundled data (the import validates against all of it)."""
+    shutil.copytree(REPO / "data", tmp_path / "data", ignore=shutil.ignore_patterns("schemas"))
+    return tmp_path
+
+
+def run(root: Path, catalog: Path, as_of: str = "2026-11-30", *extra: str) -> int:
+    return main(["--root", str(root), "prices", "import", str(catalog), "--as-of", as_of, "--url", URL, *extra])
+
+
+def imported(root: Path) -> dict[str, dict[str, object]]:
+    offers = yaml.safe_load((root / "data" / "offers.yaml").read_text(encoding="utf-8"))["offers"]
+    return {o["id"]: o for o in offers if o["id"].startswith("gpuhunt-")}
+
+
+def catalog(tmp_path: Path, text: str, name: str = "lambdalabs.csv") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+HEADER = "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot,disk_size\n"
+
+
+def test_happy_path_writes_the_block_and_leaves_hand_edited_offers_alone(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (project / "data" / "offers.yaml").read_text(encoding="utf-8")
+    assert run(project, FIXTURE) == 0
+    after = (project / "data" / "offers.yaml").read_text(encoding="utf-8")
+    assert after.startswith(before), "every hand-edited byte stays; the block is appended after them"
+    got = imported(project)
+    # By hand from the fixture: 7 rows; us-west-1 is outside `locations`, GH200 is a listed skip, the
+    # CPU row has no GPU, so four offers remain, ids = prefix + instance + location + the catalog's date.
+    assert sorted(got) == [
+        PREFIX + "gpu-1x-a100-sxm4-us-east-1-20261130",
+        PREFIX + "gpu-1x-h100-pcie-us-east-1-20261130",
+        PREFIX + "gpu-8x-b200-sxm6-us-east-1-20261130",
+        PREFIX + "gpu-8x-h100-sxm5-us-east-1-20261130",
+    ]
+    sxm = got[PREFIX + "gpu-8x-h100-sxm5-us-east-1-20261130"]
+    assert (sxm["provider"], sxm["gpu"], sxm["cards"], sxm["price"], sxm["currency"]) == (
+        "lambda", "h100-sxm-80g", 8, 31.92, "USD",
+    )  # fmt: skip
+    assert (sxm["vcpu"], sxm["ram_gb"], sxm["disk_gb"], sxm["region"]) == (208, 1933.2, 26395.66, "us-east-1")
+    assert (sxm["billing"], sxm["unit"], sxm["delivery"], sxm["source_tier"]) == (
+        "on_demand",
+        "hour",
+        "vm",
+        "aggregator",
+    )
+    assert sxm["as_of"] == dt.date(2026, 11, 30) and sxm["source"] == URL
+    assert sxm["quote"] == "gpu_8x_h100_sxm5,us-east-1,31.92,208,1933.2,8,H100,80.0,False,26395.66,nvidia,,x86,{}"
+    assert got[PREFIX + "gpu-1x-h100-pcie-us-east-1-20261130"]["gpu"] == "h100-pcie-80g"  # "pcie" in the name
+    out = capsys.readouterr().out
+    assert "4 new" in out and "1 GH200 96 GB" in out and "1 rows without a GPU" in out
+    cat, problems = load_catalogue(project / "data", build_date=dt.date(2026, 12, 2))
+    assert cat is not None, problems
+    assert {o.id for o in cat.current_offers} >= set(got)
+
+
+def test_reimporting_the_same_catalog_changes_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(project, FIXTURE) == 0
+    first = (project / "data" / "offers.yaml").read_bytes()
+    capsys.readouterr()
+    assert run(project, FIXTURE) == 0
+    assert (project / "data" / "offers.yaml").read_bytes() == first
+    assert "Nothing to change." in capsys.readouterr().out
+
+
+def test_a_new_price_is_a_new_offer_that_replaces_the_old_one(project: Path, tmp_path: Path) -> None:
+    assert run(project, FIXTURE) == 0
+    cheaper = catalog(tmp_path, FIXTURE.read_text(encoding="utf-8").replace(
+        "gpu_1x_h100_pcie,us-east-1,3.29", "gpu_1x_h100_pcie,us-east-1,2.99"))  # fmt: skip
+    assert run(project, cheaper, "2026-12-01") == 0
+    got = imported(project)
+    old, new = PREFIX + "gpu-1x-h100-pcie-us-east-1-20261130", PREFIX + "gpu-1x-h100-pcie-us-east-1-20261201"
+    assert got[old]["price"] == 3.29 and got[old]["as_of"] == dt.date(2026, 11, 30), "history is kept as it was"
+    assert got[new]["price"] == 2.99 and got[new]["replaces"] == old
+    # an unchanged price is the same offer, its date moved to the newer catalog's
+    assert got[PREFIX + "gpu-1x-a100-sxm4-us-east-1-20261130"]["as_of"] == dt.date(2026, 12, 1)
+    cat, problems = load_catalogue(project / "data", build_date=dt.date(2026, 12, 2))
+    assert cat is not None, problems
+    assert old in {o.id for o in cat.history_offers} and new in {o.id for o in cat.current_offers}
+
+
+def test_a_bad_row_is_refused_at_its_line_and_nothing_is_written(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (project / "data" / "offers.yaml").read_bytes()
+    bad = catalog(tmp_path, HEADER + "gpu_1x_a10,us-east-1,1.29,30,214.8,1,A10,24.0,False,\n"
+                  "gpu_1x_h100_pcie,us-east-1,abc,26,241.65,1,H100,80.0,False,\n")  # fmt: skip
+    assert run(project, bad) == 1
+    err = capsys.readouterr().err
+    assert f"{bad.name}:3:3: price: expected a number, got 'abc'" in err
+    assert "nothing was written" in err and "Traceback" not in err
+    assert (project / "data" / "offers.yaml").read_bytes() == before
+
+
+def test_an_unknown_gpu_name_is_refused_with_file_and_line(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = catalog(tmp_path, HEADER + "gpu_1x_x100,us-east-1,2.50,26,241.65,1,X100,80.0,False,\n")
+    assert run(project, bad) == 1
+    assert f'{bad.name}:2:7: gpu_name: unknown GPU "X100" with 80 GB' in capsys.readouterr().err
+
+
+def test_the_offer_record_refuses_an_imported_row_at_its_catalog_line(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 99 cards per instance: the Offer record allows at most 64 (records.Offer.cards)
+    bad = catalog(tmp_path, HEADER + "gpu_99x_h100,us-east-1,2.50,26,241.65,99,H100,80.0,False,\n")
+    assert run(project, bad) == 1
+    err = capsys.readouterr().err
+    assert f"{bad.name}:2:1: offers[" in err and ".cards: must be at most 64, got 99" in err
+
+
+def test_the_cross_checks_run_on_imported_offers(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Together AI sells H100 SXM only as 8-card nodes (providers.yaml node_only): a 1-card row is refused
+    imap = map_path(project / "data", "gpuhunt")
+    imap.write_text(imap.read_text(encoding="utf-8").replace(
+        "providers:\n", "providers:\n  - {catalog: together, provider: together, delivery: vm}\n", 1), encoding="utf-8")  # fmt: skip
+    bad = catalog(tmp_path, HEADER + "h100_sxm_1x,us,2.50,26,241.65,1,H100,80.0,False,\n", "together.csv")
+    assert run(project, bad) == 1
+    err = capsys.readouterr().err
+    assert f"{bad.name}:2:1: offers[" in err and "together" in err.lower()
+
+
+def test_hand_edited_offers_may_not_use_the_import_prefix(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    offers = project / "data" / "offers.yaml"
+    text = offers.read_text(encoding="utf-8")
+    offers.write_text(
+        text.replace("  - id: jygpu-4090-24g-container-hour", "  - id: gpuhunt-mine", 1), encoding="utf-8"
+    )
+    assert run(project, FIXTURE) == 1
+    assert 'data/offers.yaml:14:1: ids starting "gpuhunt-" belong to the gpuhunt import' in capsys.readouterr().err
+
+
+def test_a_provider_the_mapping_does_not_list_is_refused(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = catalog(tmp_path, FIXTURE.read_text(encoding="utf-8"), "oci.csv")
+    assert run(project, other) == 1
+    assert f'{other.name}:1:1: provider "oci" is not in data/imports/gpuhunt.yaml' in capsys.readouterr().err
+
+
+def test_dry_run_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = (project / "data" / "offers.yaml").read_bytes()
+    assert run(project, FIXTURE, "2026-11-30", "--dry-run") == 0
+    assert (project / "data" / "offers.yaml").read_bytes() == before
+    assert "Dry run: nothing written." in capsys.readouterr().out
+
+
+def test_a_date_is_required(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["--root", str(project), "prices", "import", str(FIXTURE), "--url", URL])
+    assert code == 2 and "--as-of" in capsys.readouterr().err
+
+
+def test_the_bundled_mapping_names_gpus_and_providers_that_exist() -> None:
+    imap, problems = load_import_map(map_path(REPO / "data", "gpuhunt"), "data/imports/gpuhunt.yaml")
+    assert imap is not None, problems
+    gpus = {g["id"] for g in yaml.safe_load((REPO / "data" / "gpus.yaml").read_text(encoding="utf-8"))["gpus"]}
+    provs = {
+        p["id"] for p in yaml.safe_load((REPO / "data" / "providers.yaml").read_text(encoding="utf-8"))["providers"]
+    }
+    assert {r.gpu for r in imap.gpus if r.gpu} <= gpus
+    assert {p.provider for p in imap.providers} <= provs
+
+
+RUNPOD = (
+    "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot,disk_size,gpu_vendor,flags,cpu_arch,"
+    "provider_data\n"
+    # RunPod (gpuhunt providers/runpod.py): one pod type name for every card count, price = count x per-GPU price
+    "NVIDIA L40S,EU-RO-1,0.86,16,62.0,1,L40S,48.0,False,,nvidia,,x86,{}\n"
+    "NVIDIA L40S,EU-RO-1,1.72,32,124.0,2,L40S,48.0,False,,nvidia,,x86,{}\n"
+    # an Instant Cluster row (2-8 nodes of 8 GPUs): not one instance, skipped by the mapping's skip_flags
+    "NVIDIA L40S,EU-RO-1,6.88,128,500.0,8,L40S,48.0,False,,nvidia,runpod-cluster,x86,{}\n"
+)
+
+
+def test_runpod_rows_of_one_pod_type_are_one_offer_per_card_count_and_clusters_are_skipped(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = catalog(tmp_path, RUNPOD, "runpod.csv")
+    assert run(project, path) == 0
+    got = imported(project)
+    assert sorted(got) == [
+        "gpuhunt-runpod-nvidia-l40s-1x-eu-ro-1-20261130",
+        "gpuhunt-runpod-nvidia-l40s-2x-eu-ro-1-20261130",
+    ]
+    two = got["gpuhunt-runpod-nvidia-l40s-2x-eu-ro-1-20261130"]
+    assert (two["cards"], two["price"], two["delivery"], two["provider"]) == (2, 1.72, "container", "runpod")
+    assert "1 rows flagged runpod-cluster" in capsys.readouterr().out
