@@ -36,10 +36,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from generator.data.records import Billing, Delivery, Gpu, Offer, Workload
+from generator.data.records import Billing, Delivery, Fabric, Gpu, Offer, Workload
 from generator.data.rules import Rules
 from generator.engine import cost as costs
 from generator.engine import image_speed, speed
+from generator.engine.scaling import cluster_of
 from generator.engine.sizing import Sizing
 
 #: Most instances a search tries for one offer (a 2,048-node cluster of 8-card servers).
@@ -201,6 +202,8 @@ def period_hours(offer: Offer, rules: Rules) -> float:
 
 #: Whether ``cards`` cards of ``gpu`` are joined by a scale-up link (recommend.links_cards).
 LinksCards = Callable[[Gpu, int], bool]
+#: The cross-host fabric an offer's provider sells (providers.yaml ``fabric``; None: not stated).
+FabricOf = Callable[[Offer], Fabric | None]
 
 
 def training_cards(offer: Offer, instances: int, need: Need, gpu: Gpu, links: LinksCards, rules: Rules) -> int | NoPlan:
@@ -231,12 +234,17 @@ class Planner:
         rules: Rules,
         pricing: costs.Pricing,
         links: LinksCards,
-        has_fabric: Callable[[Offer], bool],
+        fabric_of: FabricOf,
     ) -> None:
         self.rules = rules
         self.pricing = pricing
         self.links = links
-        self.has_fabric = has_fabric
+        self.fabric_of = fabric_of
+
+    def has_fabric(self, offer: Offer) -> bool:
+        """Whether the offer's provider sells a fabric one job may span hosts over."""
+        fabric = self.fabric_of(offer)
+        return fabric is not None and fabric.spans_hosts
 
     # ------------------------------------------------------------------ one plan
 
@@ -249,7 +257,8 @@ class Planner:
         if isinstance(used, NoPlan):
             return used
         keep = keep_after(offer, self.rules)
-        train = sizing.train_on(gpu, used, self.rules)
+        # Across instances the job crosses the provider's fabric, discounted beyond the platform's measured size.
+        train = sizing.train_on(gpu, used, self.rules, cluster_of(offer.cards, self.fabric_of(offer)))
         if train is None:
             return NoPlan.needs_link
         hours = train.hours / keep

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Billing, Delivery, Gpu, Offer, Scenario, Vendor, Workload
+from generator.data.records import Billing, Delivery, Fabric, Gpu, Offer, Scenario, Vendor, Workload
 from generator.data.rules import Rules
 from generator.engine import cost as costs
 from generator.engine import plans, speed, support
@@ -198,7 +198,7 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     pricing = c.pricing or costs.pricing_of(cat)
     measure = _measure(workload, sizing, c)
     need = plans.Need(workload, cards, measure, c.usage, c.deadline_hours, c.images_per_month)
-    planner = plans.Planner(rules, pricing, links_cards, lambda o: _has_fabric(cat, o))
+    planner = plans.Planner(rules, pricing, links_cards, lambda o: _fabric(cat, o))
     search = planner.search(offers, need, sizing, gpu)
     best = search.best
     if best is None:
@@ -240,9 +240,10 @@ def _measure(workload: Workload, sizing: Sizing, c: Constraints) -> plans.Measur
     return plans.Measure.monthly
 
 
-def _has_fabric(cat: Catalogue, offer: Offer) -> bool:
+def _fabric(cat: Catalogue, offer: Offer) -> Fabric | None:
+    """The cross-host fabric the offer's provider sells (None: not stated)."""
     provider = cat.providers.get(offer.provider)
-    return provider is not None and provider.fabric is not None and provider.fabric.spans_hosts
+    return provider.fabric if provider is not None else None
 
 
 def _apply(opt: Option, plan: plans.Plan, measure: plans.Measure) -> None:

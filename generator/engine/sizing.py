@@ -13,7 +13,7 @@ from typing import Any
 
 from generator.data.records import Gpu, ModelKind, OpenModel, Scenario, Workload
 from generator.data.rules import Rules
-from generator.engine import image_speed, memory, speed
+from generator.engine import image_speed, memory, scaling, speed
 from generator.engine.arch import Arch
 from generator.engine.request import Estimate, Request
 
@@ -53,12 +53,16 @@ class Sizing:
     def per_card_gib(self) -> float:
         return self.estimate.total_gib
 
-    def train_on(self, gpu: Gpu, cards: int, rules: Rules) -> speed.TrainTime | None:
+    def train_on(
+        self, gpu: Gpu, cards: int, rules: Rules, cluster: scaling.Cluster | None = None
+    ) -> speed.TrainTime | None:
         """The training job on ``cards`` cards (at least ``min_cards``: more cards shard the same
-        states further, so the job still fits); None when this sizing has no training job."""
+        states further, so the job still fits) in ``cluster``'s servers; None when this sizing has no
+        training job."""
         if self.request is None or self.job_tokens_b is None or self.min_cards is None or cards < self.min_cards:
             return None
-        return speed.training_hours(replace(self.request, gpus=cards), self.job_tokens_b * 1e9, gpu, cards, rules)
+        req = replace(self.request, gpus=cards)
+        return speed.training_hours(req, self.job_tokens_b * 1e9, gpu, cards, rules, cluster)
 
     @property
     def breakdown(self) -> dict[str, float]:

@@ -26,6 +26,7 @@ from generator.engine.arch import Arch
 from generator.engine.footprint import default_kv_precision, kv_bytes_per_sequence, parallel_layout, weight_bytes
 from generator.engine.links import allreduce_seconds, describe_link, link_kind
 from generator.engine.request import Assumption, Request
+from generator.engine.scaling import Cluster, cluster_scaling
 from generator.engine.units import BITS_PER_BYTE, GIGA, MILLION, SECONDS_PER_HOUR, TERA
 
 #: FP32 TFLOPS assumed for dequantization when a datasheet gives none: the A100's ratio of
@@ -154,30 +155,51 @@ def platform(gpu: Gpu, rules: SpeedRules) -> TrainingPlatform:
     t = rules.training
     # Built without validation: the architecture is the GPU's own text, of any length.
     return TrainingPlatform.model_construct(
-        architecture=gpu.architecture, mfu=t.default_mfu, confirmed=False, source=None, basis=t.default_basis
+        architecture=gpu.architecture,
+        mfu=t.default_mfu,
+        confirmed=False,
+        source=None,
+        basis=t.default_basis,
+        measured_gpus=t.default_measured_gpus,
     )
 
 
-def scaling_efficiency(gpu: Gpu, cards: int, rules: Rules) -> tuple[float, LinkKind]:
-    """Fraction of linear speed-up on ``cards`` cards, and the link kind it assumes."""
+def default_cluster(rules: Rules) -> Cluster:
+    """Where cards sized without an offer sit: whole servers over ``scaling.unknown_fabric`` (a marked assumption)."""
+    return Cluster(rules.memory.inference.max_tensor_parallel, rules.speed.scaling.unknown_fabric)
+
+
+def scaling_efficiency(gpu: Gpu, cards: int, rules: Rules, cluster: Cluster | None = None) -> tuple[float, LinkKind]:
+    """Fraction of linear speed-up on ``cards`` cards, and the link kind it assumes.
+
+    One mechanism: inside a server the link table (``scaling.nvlink`` / ``scaling.pcie`` at the cards one
+    server uses); across servers, in addition, the fabric's loss beyond the cluster size the platform's MFU
+    was measured on (:func:`generator.engine.scaling.node_scaling`). ``cluster``: the offer's servers and
+    fabric (None: :func:`default_cluster`).
+    """
     link = link_kind(gpu, cards, rules.memory)
     if link is LinkKind.single:
         return 1.0, link
+    where = cluster or default_cluster(rules)
+    per_node = min(cards, where.gpus_per_node)
     intra = link
-    if link is LinkKind.multi_node:
+    if link is LinkKind.multi_node or per_node < cards:
         intra = LinkKind.nvlink if gpu.has_nvlink_class_link else LinkKind.pcie
     points = sorted(getattr(rules.speed.scaling, intra.value), key=lambda p: p.cards)
     eff = points[0].efficiency
     for p in points:
-        if p.cards <= cards:
+        if p.cards <= per_node:
             eff = p.efficiency
-    if link is LinkKind.multi_node:
-        eff *= rules.speed.scaling.multi_node_factor
+    if per_node < cards:
+        measured = platform(gpu, rules.speed).measured_gpus
+        eff *= cluster_scaling(cards, where, measured, rules.speed.scaling).efficiency
     return eff, link
 
 
-def training_hours(req: Request, tokens: float, gpu: Gpu, cards: int, all_rules: Rules) -> TrainTime:
-    """Hours to train on ``tokens`` tokens with ``cards`` cards of ``gpu``.
+def training_hours(
+    req: Request, tokens: float, gpu: Gpu, cards: int, all_rules: Rules, cluster: Cluster | None = None
+) -> TrainTime:
+    """Hours to train on ``tokens`` tokens with ``cards`` cards of ``gpu`` (in ``cluster``'s servers).
 
     hours = model FLOPs / (cards × dense 16-bit peak × platform MFU × scaling) / 3600.
     Container virtualization loss is not included (the delivery rules apply it).
@@ -185,7 +207,7 @@ def training_hours(req: Request, tokens: float, gpu: Gpu, cards: int, all_rules:
     rules = all_rules.speed
     flops = train_flops(req, rules, tokens)
     plat = platform(gpu, rules)
-    eff, link = scaling_efficiency(gpu, cards, all_rules)
+    eff, link = scaling_efficiency(gpu, cards, all_rules, cluster)
     peak = gpu.tensor_tflops * TERA
     fine = finetune_costs(req, gpu, all_rules)
     micro_steps = tokens / (req.tokens * cards)  # per card

@@ -4,6 +4,7 @@
 import { jobCostCny, monthlyCost } from "./cost.js";
 import { costPerKimage } from "./image_speed.js";
 import { compareTuples, floorDiv, roundTo } from "./py.js";
+import { clusterOf } from "./scaling.js";
 import { trainOn } from "./sizing.js";
 import { costPerMillionTokens, serve } from "./speed.js";
 
@@ -25,9 +26,12 @@ function linkedForm(offer, rules) {
   return (offer.delivery === "vm" || offer.delivery === "unspecified") && wholeServer(offer, rules);
 }
 
+/** Planner.has_fabric: the provider sells a fabric one job may span hosts over. */
+const hasFabric = (offer) => offer.fabric !== null && offer.fabric !== undefined && offer.fabric.kind !== "none";
+
 /** spans_hosts_ok */
 const spansHostsOk = (offer, rules) =>
-  offer.fabric === true && (offer.delivery === "bare_metal" || offer.delivery === "vm") && wholeServer(offer, rules);
+  hasFabric(offer) && (offer.delivery === "bare_metal" || offer.delivery === "vm") && wholeServer(offer, rules);
 
 /** period_hours */
 const periodHours = (offer, rules) => (offer.billing === "monthly" ? rules.cost.hours_per_month : offer.billing === "daily" ? 24 : 0);
@@ -85,7 +89,8 @@ export class Planner {
     const used = trainingCards(offer, instances, need, gpu, this.links, this.rules);
     if (typeof used === "string") return used;
     const keep = keepAfter(offer, this.rules);
-    const train = trainOn(sizing, gpu, used, this.rules);
+    // Across instances the job crosses the provider's fabric, discounted beyond the platform's measured size.
+    const train = trainOn(sizing, gpu, used, this.rules, clusterOf(offer.cards, offer.fabric));
     if (train === null) return "needs_link";
     const hours = train.hours / keep;
     const job = jobCostCny(offer, instances * offer.cards, hours, this.pricing);

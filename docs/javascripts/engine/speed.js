@@ -4,6 +4,7 @@ import { BITS_PER_BYTE, GIB, defaultKvPrecision, kvBytesPerSequence, parallelLay
 import { allreduceSeconds, hasNvlinkClassLink, linkKind, tensorTflops } from "./links.js";
 import { estimate, usableGib } from "./memory.js";
 import { floorDiv, imul } from "./py.js";
+import { clusterScaling } from "./scaling.js";
 
 const TERA = 1e12, GIGA = 1e9, SECONDS_PER_HOUR = 3600, MILLION = 1e6;
 const TENSOR_TO_FP32 = 16;
@@ -32,28 +33,42 @@ export function trainFlops(req, speed, tokens) {
 export function platform(gpu, speed) {
   const found = speed.training.platforms.find((p) => p.architecture === gpu.architecture);
   if (found) return found;
-  return { architecture: gpu.architecture, mfu: speed.training.default_mfu, confirmed: false };
+  return {
+    architecture: gpu.architecture, mfu: speed.training.default_mfu, confirmed: false,
+    measured_gpus: speed.training.default_measured_gpus,
+  };
 }
 
-/** scaling_efficiency: [fraction of linear speed-up, link kind]. */
-export function scalingEfficiency(gpu, cards, rules) {
+/** default_cluster: whole servers over scaling.unknown_fabric (cards sized without an offer). */
+export function defaultCluster(rules) {
+  return { gpus_per_node: rules.memory.inference.max_tensor_parallel, fabric: rules.speed.scaling.unknown_fabric, gbit_per_gpu: null };
+}
+
+/** scaling_efficiency: [fraction of linear speed-up, link kind]; inside a server the link table, across
+ * servers also the fabric's loss beyond the platform's measured cluster size. */
+export function scalingEfficiency(gpu, cards, rules, cluster = null) {
   const link = linkKind(gpu, cards, rules.memory);
   if (link === "single") return [1, link];
+  const where = cluster || defaultCluster(rules);
+  const perNode = Math.min(cards, where.gpus_per_node);
   let intra = link;
-  if (link === "multi_node") intra = hasNvlinkClassLink(gpu) ? "nvlink" : "pcie";
+  if (link === "multi_node" || perNode < cards) intra = hasNvlinkClassLink(gpu) ? "nvlink" : "pcie";
   const points = [...rules.speed.scaling[intra]].sort((a, b) => a.cards - b.cards);
   let eff = points[0].efficiency;
-  for (const p of points) if (p.cards <= cards) eff = p.efficiency;
-  if (link === "multi_node") eff *= rules.speed.scaling.multi_node_factor;
+  for (const p of points) if (p.cards <= perNode) eff = p.efficiency;
+  if (perNode < cards) {
+    const measured = platform(gpu, rules.speed).measured_gpus;
+    eff *= clusterScaling(cards, where, measured, rules.speed.scaling).efficiency;
+  }
   return [eff, link];
 }
 
-/** training_hours: hours to train on `tokens` tokens with `cards` cards of `gpu`. */
-export function trainingHours(req, tokens, gpu, cards, rules) {
+/** training_hours: hours to train on `tokens` tokens with `cards` cards of `gpu` (in `cluster`'s servers). */
+export function trainingHours(req, tokens, gpu, cards, rules, cluster = null) {
   const speed = rules.speed;
   const flops = trainFlops(req, speed, tokens);
   const plat = platform(gpu, speed);
-  const [eff] = scalingEfficiency(gpu, cards, rules);
+  const [eff] = scalingEfficiency(gpu, cards, rules, cluster);
   const peak = tensorTflops(gpu) * TERA;
   const fine = finetuneCosts(req, gpu, rules);
   const microSteps = tokens / (req.batch * req.context * cards);
