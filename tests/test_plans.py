@@ -338,3 +338,18 @@ def test_a_multi_node_job_crosses_the_offer_providers_fabric() -> None:
     none = plans.Planner(BUNDLED.rules, PRICING, links_cards, lambda _o: fabric("none"))
     found = none.job_plans(node, need, sizing, gpu)
     assert not isinstance(found, plans.NoPlan) and all(p.instances == 1 for p in found)
+
+
+def test_adapter_training_too_big_for_one_pcie_card_is_slower_not_excluded() -> None:
+    """A 13B LoRA needs two 24 GB cards: on RTX 4090s (PCIe only) it trains on an 8-card box, its frozen
+    base sharded and gathered over PCIe (slower), instead of being refused for want of NVLink; full
+    fine-tuning of the same model on the same cards keeps the scale-up rule."""
+    sizer = Sizer(BUNDLED.rules)
+    lora = BUNDLED.scenarios["lora-7b"].model_copy(update={"model": "llama-2-13b", "workload": Workload.lora})
+    full = lora.model_copy(update={"workload": Workload.full, "precision": Precision.mixed, "lora_rank": None})
+    o = for_scenario(BUNDLED, lora, sizer).option_for("rtx-4090-24g")
+    assert o is not None and o.cards is not None and o.cards >= 2
+    assert o.excluded is None or o.excluded.kind not in (ExclusionKind.no_scale_up_link, ExclusionKind.no_whole_server)
+    assert o.plan is not None and o.plan.cards_used >= o.cards and o.job_hours is not None
+    f = for_scenario(BUNDLED, full, sizer).option_for("rtx-4090-24g")
+    assert f is not None and f.excluded is not None and f.excluded.kind is ExclusionKind.no_scale_up_link

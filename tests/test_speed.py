@@ -485,3 +485,32 @@ def test_cross_node_loss_starts_beyond_the_cluster_the_mfu_was_measured_on() -> 
     assert big.scaling == pytest.approx(0.912025)
     # Without an offer, the cards cross nodes over rules.yaml's unknown_fabric (InfiniBand).
     assert training_hours(req, 1e12, A100_SXM, 8192, RULES).hours == pytest.approx(big.hours)
+
+
+def test_adapter_training_over_pcie_is_slower_not_refused() -> None:
+    """LoRA / QLoRA all-reduce only the adapters' gradients: data parallel over PCIe keeps
+    rules.yaml adapter_pcie (0.96, marked assumption) where full training keeps the pcie table's 0.75 at
+    4 cards. A base too big for one card is sharded (ZeRO-3) and all-gathered in each of the three passes
+    (forward, recomputed forward, backward): hand-worked for a 13B base in BF16 on 2 RTX 4090 (PCIe 4.0,
+    31.5 GB/s per direction), 3 x (2 bytes x N x 1/2) / 31.5e9 s per micro-step; at 128-token micro-steps
+    the gathers outlast the compute, so the job is micro-steps x (gather + fixed cost) / goodput."""
+    from generator.engine.speed import zero3_gather_seconds
+
+    assert scaling_efficiency(RTX4090, 4, RULES, adapter=True)[0] == 0.96
+    assert scaling_efficiency(RTX4090, 4, RULES)[0] == 0.75
+    assert scaling_efficiency(H100, 8, RULES, adapter=True)[0] == 1.0  # NVLink: the same table as before
+    llama13 = shape(13.02, layers=40, hidden=5120, heads=40, kv_heads=40, vocab=32000, intermediate=13824)
+    req = Request.with_defaults(RULES.defaults, Workload.lora, llama13, Precision.bf16, context=128, gpus=2)
+    assert req.zero_stage == 3 and req.grad_checkpointing
+    gather = 3 * (2 * llama13.params / 2) / 31.5e9
+    assert zero3_gather_seconds(req, RTX4090, 2, RULES) == pytest.approx(gather)
+    tokens = 1e8
+    micro_steps = tokens / (128 * 2)
+    fixed = SPEED.training.finetune.micro_step_overhead_s
+    t = training_hours(req, tokens, RTX4090, 2, RULES)
+    assert t.hours == pytest.approx(micro_steps * (gather + fixed) / 3600 / SPEED.training.goodput)
+    # every card holding the whole model (data parallel): no gathers, faster
+    assert training_hours(req, tokens, RTX4090, 2, RULES, replicated=True).hours < t.hours / 2
+    # one card, and full fine-tuning, never gather a frozen base
+    assert zero3_gather_seconds(replace(req, gpus=1), RTX4090, 1, RULES) == 0.0
+    assert zero3_gather_seconds(replace(req, workload=Workload.full), RTX4090, 2, RULES) == 0.0

@@ -454,6 +454,10 @@ class ScalingRules(_Section):
 
     nvlink: list[ScalingPoint] = Field(min_length=1, description="Cards of one server joined by NVLink-class links.")
     pcie: list[ScalingPoint] = Field(min_length=1, description="Cards of one server that talk over PCIe only.")
+    adapter_pcie: list[ScalingPoint] = Field(
+        min_length=1,
+        description="LoRA / QLoRA data parallel over PCIe: only the adapters' gradients are all-reduced.",
+    )
     fabrics: dict[ScaleOutFabric, FabricScaling] = Field(
         description="Scaling across nodes per fabric class (engine/scaling.py), beyond each platform's measured_gpus."
     )

@@ -147,10 +147,18 @@ class Need:
         return self.workload is not Workload.inference
 
     @property
+    def adapter(self) -> bool:
+        """Adapter training (LoRA / QLoRA): the base is frozen, so no card count needs a scale-up link. Data
+        parallel all-reduces only the adapters' gradients; a base too big for one card is sharded (ZeRO-3)
+        and gathered over whatever link the cards have: slower over PCIe (speed.zero3_gather_seconds), not
+        refused. The scale-up rule stays for full-parameter sharded training."""
+        return self.workload in (Workload.lora, Workload.qlora)
+
+    @property
     def data_parallel(self) -> bool:
         """Adapter training where every card holds the whole job: extra cards all-reduce only the
         adapters' gradients, so they need no scale-up link (PCIe is enough)."""
-        return self.workload in (Workload.lora, Workload.qlora) and self.copy_cards == 1
+        return self.adapter and self.copy_cards == 1
 
 
 @dataclass
@@ -212,7 +220,7 @@ def training_cards(offer: Offer, instances: int, need: Need, gpu: Gpu, links: Li
     k = offer.cards
     if instances > 1:
         # Whole servers over the provider's fabric; a sharded job also needs each server linked.
-        return instances * k if need.data_parallel or links(gpu, k) else NoPlan.needs_link
+        return instances * k if need.adapter or links(gpu, k) else NoPlan.needs_link
     if need.copy_cards > k:
         return NoPlan.needs_fabric
     if need.data_parallel:
@@ -223,6 +231,8 @@ def training_cards(offer: Offer, instances: int, need: Need, gpu: Gpu, links: Li
         return 1  # one card does the job; the others of the machine idle
     if links(gpu, need.copy_cards) and linked_form(offer, rules):
         return need.copy_cards  # a linked pair of a bridged machine
+    if need.adapter:
+        return k  # a frozen base sharded (ZeRO-3) over every card of the instance, gathered over PCIe
     return NoPlan.needs_link
 
 
@@ -258,7 +268,8 @@ class Planner:
             return used
         keep = keep_after(offer, self.rules)
         # Across instances the job crosses the provider's fabric, discounted beyond the platform's measured size.
-        train = sizing.train_on(gpu, used, self.rules, cluster_of(offer.cards, self.fabric_of(offer)))
+        cluster = cluster_of(offer.cards, self.fabric_of(offer))
+        train = sizing.train_on(gpu, used, self.rules, cluster, replicated=need.data_parallel)
         if train is None:
             return NoPlan.needs_link
         hours = train.hours / keep
@@ -316,7 +327,7 @@ class Planner:
         k, m = offer.cards, need.copy_cards
         if m > k and not spans_hosts_ok(offer, self.has_fabric(offer), self.rules):
             return NoPlan.needs_fabric
-        sharded = need.training and m > 1
+        sharded = need.training and m > 1 and not need.adapter
         if sharded and not (self.links(gpu, min(m, k)) and linked_form(offer, self.rules)):
             return NoPlan.needs_link
         instances = math.ceil(m / k)

@@ -225,8 +225,11 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
 
 
 def data_parallel_ok(workload: Workload, cards: int | None) -> bool:
-    """Adapter training that fits one card: more cards run data parallel over any link."""
-    return workload in (Workload.lora, Workload.qlora) and cards == 1
+    """Adapter training (LoRA / QLoRA) on any card count: the base is frozen, so the cards need no scale-up
+    link (data parallel all-reduces only the adapters' gradients; a base too big for one card is sharded and
+    gathered over PCIe, slower: speed.zero3_gather_seconds). ``cards`` is kept for callers."""
+    del cards
+    return workload in (Workload.lora, Workload.qlora)
 
 
 def _measure(workload: Workload, sizing: Sizing, c: Constraints) -> plans.Measure:

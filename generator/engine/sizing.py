@@ -54,15 +54,15 @@ class Sizing:
         return self.estimate.total_gib
 
     def train_on(
-        self, gpu: Gpu, cards: int, rules: Rules, cluster: scaling.Cluster | None = None
+        self, gpu: Gpu, cards: int, rules: Rules, cluster: scaling.Cluster | None = None, replicated: bool = False
     ) -> speed.TrainTime | None:
         """The training job on ``cards`` cards (at least ``min_cards``: more cards shard the same
-        states further, so the job still fits) in ``cluster``'s servers; None when this sizing has no
-        training job."""
+        states further, so the job still fits) in ``cluster``'s servers; ``replicated``: every card holds
+        the whole job (data parallel); None when this sizing has no training job."""
         if self.request is None or self.job_tokens_b is None or self.min_cards is None or cards < self.min_cards:
             return None
         req = replace(self.request, gpus=cards)
-        return speed.training_hours(req, self.job_tokens_b * 1e9, gpu, cards, rules, cluster)
+        return speed.training_hours(req, self.job_tokens_b * 1e9, gpu, cards, rules, cluster, replicated)
 
     @property
     def breakdown(self) -> dict[str, float]:

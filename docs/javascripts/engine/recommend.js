@@ -102,7 +102,7 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
 }
 
 /** data_parallel_ok */
-const dataParallelOk = (workload, cards) => (workload === "lora" || workload === "qlora") && cards === 1;
+const dataParallelOk = (workload) => workload === "lora" || workload === "qlora";
 
 /** _measure */
 function measureOf(workload, sizing, c) {

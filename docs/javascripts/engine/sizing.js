@@ -75,11 +75,11 @@ export function sizeWorkload(req, gpu, rules, jobTokensB, sizer) {
 }
 
 /** Sizing.train_on: the training job on `cards` cards (at least min_cards) in `cluster`'s servers, or null without a job. */
-export function trainOn(sizing, gpu, cards, rules, cluster = null) {
+export function trainOn(sizing, gpu, cards, rules, cluster = null, replicated = false) {
   if (sizing.request === null || sizing.job_tokens_b === null || sizing.min_cards === null || cards < sizing.min_cards) {
     return null;
   }
-  return trainingHours({ ...sizing.request, gpus: cards }, sizing.job_tokens_b * 1e9, gpu, cards, rules, cluster);
+  return trainingHours({ ...sizing.request, gpus: cards }, sizing.job_tokens_b * 1e9, gpu, cards, rules, cluster, replicated);
 }
 
 /** serving_figures: serving speed on `cards` cards; prompt = context − output tokens. */
