@@ -353,3 +353,40 @@ def test_adapter_training_too_big_for_one_pcie_card_is_slower_not_excluded() -> 
     assert o.plan is not None and o.plan.cards_used >= o.cards and o.job_hours is not None
     f = for_scenario(BUNDLED, full, sizer).option_for("rtx-4090-24g")
     assert f is not None and f.excluded is not None and f.excluded.kind is ExclusionKind.no_scale_up_link
+
+
+def test_a_serving_plan_without_headroom_is_not_picked() -> None:
+    """vLLM uses 90 % of a card's memory by default (rules.yaml decision.serving_headroom): serving is sized
+    so each card needs at most 0.9 x its memory. Qwen3-14B in BF16 needs about 29-30 GiB on one card, over
+    0.9 x 32 = 28.8 GiB of an RTX 5090, so it takes 2 cards (a copy per card pair of an 8-card box), and with
+    only hourly single-card offers accepted the 5090 is listed with the typed reason, not picked. Qwen2.5-72B
+    on A100 80GB (73 GiB a card on 2, over 72) takes 4 cards instead. Every eligible option stays within
+    90 % of its memory."""
+    from generator.data.records import Billing
+    from generator.engine.recommend import Constraints, recommend
+    from generator.engine.sizing import scenario_request
+    from generator.pages.messages import explain
+
+    share = BUNDLED.rules.decision.serving_headroom.max_memory_share
+    assert share == 0.9
+    base = BUNDLED.scenarios["llm-serving"]
+    s = base.model_copy(update={"model": "qwen3-14b", "precision": Precision.bf16, "batch": 1, "context": None})
+    rec = for_scenario(BUNDLED, s, Sizer(BUNDLED.rules))
+    o = rec.option_for("rtx-5090-32g")
+    assert o is not None and o.sizing.paper_cards == 1 and o.cards == 2
+    assert o.sizing.paper_need_gib is not None and 28.8 < o.sizing.paper_need_gib <= o.sizing.usable_gib
+    assert o.plan is None or o.plan.offer.cards >= 2  # never one copy on a single 32 GB card
+    for x in rec.options:
+        if x.eligible:
+            assert x.sizing.per_card_gib <= x.gpu.memory_gb * share, x.gpu.id
+    # only hourly offers (single-card containers for the 5090): no plan at 2 cards, and the reason says why
+    sizer, req = Sizer(BUNDLED.rules), scenario_request(s, BUNDLED.models["qwen3-14b"], BUNDLED.rules)
+    hourly = Constraints(usage=scenario_usage(s, BUNDLED.rules), require_cuda=True, billing=(Billing.on_demand,))
+    only = recommend(BUNDLED, lambda g: sizer.size(req, g), Workload.inference, hourly).option_for("rtx-5090-32g")
+    assert only is not None and only.excluded is not None and only.excluded.kind is ExclusionKind.thin_headroom
+    assert only.excluded.params["limit_gib"] == "28.8" and only.excluded.params["share"] == "90%"
+    assert only.excluded.params["paper_cards"] == 1 and "28.8 GiB" in explain(only.excluded)
+    big = base.model_copy(update={"model": "qwen2.5-72b", "precision": Precision.bf16, "batch": 1, "context": None})
+    a100 = for_scenario(BUNDLED, big, Sizer(BUNDLED.rules)).option_for("a100-pcie-80g")
+    assert a100 is not None and a100.sizing.paper_cards == 2 and a100.cards == 4
+    assert a100.sizing.per_card_gib <= 80 * share

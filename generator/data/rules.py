@@ -660,11 +660,26 @@ class LatencyFloor(_Section):
     source: str = Field(min_length=1, description="Where the floor comes from.")
 
 
+class ServingHeadroom(_Section):
+    """How much of a card's memory a serving plan may need and still be picked."""
+
+    max_memory_share: float = Field(
+        gt=0,
+        le=1,
+        description="Largest share of the card's nominal memory the estimate may take (the serving engine's default).",
+    )
+    source: HttpUrl = Field(description="Where the share comes from.")
+    basis: str = Field(min_length=1, max_length=200, description="One line: what the share is.")
+
+
 class DecisionRules(_Section):
     """How plans are built and ranked (step 4: the cheapest plan by the workload's own measure)."""
 
     max_plan_cards: int = Field(ge=1, le=16_384, description="Most cards one plan may rent (a cluster).")
     latency_floor: LatencyFloor = Field(description="Serving plans slower than this are not offered.")
+    serving_headroom: ServingHeadroom = Field(
+        description="A serving plan whose memory need is above this share of the card's memory is not picked."
+    )
     faster_note_tolerance: float = Field(
         ge=0,
         le=1,

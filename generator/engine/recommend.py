@@ -178,7 +178,9 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         opt.excluded = Exclusion(ExclusionKind.needs_cuda)
         return opt
     if cards is None:
-        opt.excluded = Exclusion(ExclusionKind.too_big, {"max_cards": sizing.max_cards})
+        opt.excluded = thin_headroom(sizing, gpu, rules) or Exclusion(
+            ExclusionKind.too_big, {"max_cards": sizing.max_cards}
+        )
         return opt
     # The plan's number format must run on the card (rules.yaml support; BF16 on Volta/Turing, FP8
     # below Ada, Marlin kernels below Ampere ...): else the reason and the nearest format that runs.
@@ -202,7 +204,10 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     search = planner.search(offers, need, sizing, gpu)
     best = search.best
     if best is None:
-        opt.excluded = _no_plan_reason(search.refusal, gpu, cards, c, rules)
+        fewer = search.refusal in (plans.NoPlan.needs_fabric, plans.NoPlan.needs_link, None)
+        opt.excluded = (fewer and thin_headroom(sizing, gpu, rules)) or _no_plan_reason(
+            search.refusal, gpu, cards, c, rules
+        )
         return opt
     _apply(opt, best, measure)
     if measure is plans.Measure.job_rent:
@@ -222,6 +227,22 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
             ExclusionKind.over_budget, {"total": cny(best.monthly.total), "budget": cny(c.budget_cny_month)}
         )
     return opt
+
+
+def thin_headroom(sizing: Sizing, gpu: Gpu, rules: Rules) -> Exclusion | None:
+    """LLM serving that fits fewer cards only above the serving engine's default memory share
+    (rules.decision.serving_headroom): the reason when the cards the headroom asks for give no plan."""
+    if sizing.paper_cards is None or sizing.paper_need_gib is None or sizing.headroom_gib is None:
+        return None
+    return Exclusion(
+        ExclusionKind.thin_headroom,
+        {
+            "paper_cards": sizing.paper_cards,
+            "need_gib": f"{sizing.paper_need_gib:.1f}",
+            "limit_gib": f"{sizing.headroom_gib:.1f}",
+            "share": f"{rules.decision.serving_headroom.max_memory_share:.0%}",
+        },
+    )
 
 
 def data_parallel_ok(workload: Workload, cards: int | None) -> bool:
