@@ -17,6 +17,7 @@ from generator.cli.workload import recommend_result
 from generator.data.catalogue import Catalogue
 from generator.engine.bounds import BOUNDS
 from generator.engine.flags import request_flags
+from generator.formats import cny
 from generator.pages.calculator import calculator_data, calculator_query, scenario_flags
 from generator.pipeline import Generated, Project, generate
 
@@ -120,3 +121,25 @@ def test_one_json_blob_on_the_calculator_page_only(mini: Generated) -> None:
     assert page.count('<script type="module" src="../javascripts/calculator.bundle.js"></script>') == 1
     others = [p for p, body in mini.files.items() if p != "calculator.md" and b"calc-data" in body]
     assert others == []
+
+
+def test_a_training_scenario_headline_leads_with_the_job(mini: Generated) -> None:
+    """The scenario's result box opens with the cards that work, the job's time and its rent; the month
+    comes second with its hours basis. The description leads with the job rent too. The rent is the one
+    the model page and the calculator link give for the same job (check_links above)."""
+    for r in mini.results.scenarios.values():
+        pick = r.rec.pick
+        if not (r.rec.training_job and pick and pick.job_cost_cny is not None and pick.monthly):
+            continue
+        page = mini.files[f"scenarios/{r.scenario.id}.md"].decode("utf-8")
+        box = page.split('!!! success "计算结果"', 1)[1].strip().splitlines()[0]
+        rent, month = cny(pick.job_cost_cny), cny(pick.monthly.total)
+        assert f"× {pick.cards_used or pick.cards} 张" in box
+        assert "跑完参照任务" in box and rent in box and month in box
+        assert box.index(rent) < box.index(month)  # the job first, the month second
+        assert f"按每月 {pick.monthly.hours_used:,.0f} 小时计" in box
+        description = page.split("description:", 1)[1].splitlines()[0]
+        assert rent in description and month not in description
+        break
+    else:
+        raise AssertionError("the fixture has no training scenario with a job")

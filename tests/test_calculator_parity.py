@@ -461,6 +461,36 @@ def test_engines_refuse_the_same_inputs(bundled: Catalogue) -> None:
         )
 
 
+#: Jobs a deadline pushes onto many servers: A100 plans beyond the 2,048 cards Ampere's MFU holds on
+#: cross the provider's fabric with a discount (rules.yaml measured_gpus, speed.scaling.fabrics).
+MULTI_NODE = [
+    [("workload", "pretrain"), ("model", "llama-3.1-405b"), ("precision", "mixed"), ("job-tokens", "2000"),
+     ("deadline-days", "60")],
+    [("workload", "pretrain"), ("model", "llama-3.1-70b"), ("precision", "mixed"), ("job-tokens", "15000"),
+     ("deadline-days", "30")],
+    [("workload", "full"), ("model", "llama-3.1-8b"), ("precision", "mixed"), ("job-tokens", "2000"),
+     ("deadline-days", "2")],
+]  # fmt: skip
+
+
+def test_engines_agree_on_multi_node_plans(bundled: Catalogue) -> None:
+    from generator.engine.speed import platform
+
+    run = run_both(bundled, MULTI_NODE)
+    problems, ranked = check(run)
+    assert problems == [], "\n".join(problems[:40])
+    assert ranked == len(MULTI_NODE)
+    options = [o for r in run.python if not isinstance(r, str) for o in r.options]
+    beyond = [
+        o
+        for o in options
+        if o.plan is not None
+        and o.plan.instances > 1
+        and o.plan.cards_used > platform(o.gpu, bundled.rules.speed).measured_gpus
+    ]
+    assert beyond, "no plan crosses nodes beyond its platform's measured cluster"
+
+
 def test_engines_agree_on_the_mini_fixture(tmp_path: Path) -> None:
     """The fixture's four offers include a per-card price, a range and a bare-metal node."""
     cat, problems = load_catalogue(MINI / "data", MINI)

@@ -19,12 +19,12 @@ from test_cost import PRICING
 from test_cost import offer as make_offer
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Delivery, Offer, Workload
+from generator.data.records import Delivery, Offer, Precision, Workload
 from generator.data.validate import load_catalogue
 from generator.engine import cost as costs
 from generator.engine import plans
 from generator.engine.exclusion import ExclusionKind
-from generator.engine.recommend import Option, _has_fabric, for_scenario, links_cards, scenario_usage
+from generator.engine.recommend import Option, _fabric, for_scenario, links_cards, scenario_usage
 from generator.engine.sizing import Sizer
 from generator.results.model_pages import model_page
 
@@ -80,7 +80,7 @@ def _every_plan(
     """Every plan of every accepted offer of this GPU at 1..EXHAUSTIVE instances (serving and monthly
     plans: the engine's own one-offer answer, which has a single valid count)."""
     assert o.cards is not None
-    planner = plans.Planner(cat.rules, costs.pricing_of(cat), links_cards, lambda x: _has_fabric(cat, x))
+    planner = plans.Planner(cat.rules, costs.pricing_of(cat), links_cards, lambda x: _fabric(cat, x))
     need = plans.Need(workload, o.cards, measure, usage, images_per_month=volume)
     out: list[plans.Plan] = []
     for offer in (x for x in cat.pickable_offers if x.gpu == o.gpu.id):
@@ -90,7 +90,7 @@ def _every_plan(
             for n in range(1, EXHAUSTIVE + 1):
                 if n * offer.cards < o.cards:
                     continue
-                if n > 1 and not plans.spans_hosts_ok(offer, _has_fabric(cat, offer), cat.rules):
+                if n > 1 and not plans.spans_hosts_ok(offer, planner.has_fabric(offer), cat.rules):
                     break
                 p = planner.training(offer, n, need, o.sizing, o.gpu)
                 if isinstance(p, plans.Plan):
@@ -288,7 +288,7 @@ def test_sharded_training_takes_bare_metal_and_whole_server_vms_with_a_stated_va
 def test_the_month_measure_picks_hourly_for_light_use_and_monthly_for_heavy_use() -> None:
     hourly = make_offer(id="h", price=2.0)
     monthly = make_offer(id="m", price=1000, unit="month", billing="monthly")
-    planner = plans.Planner(BUNDLED.rules, PRICING, links_cards, lambda _o: False)
+    planner = plans.Planner(BUNDLED.rules, PRICING, links_cards, lambda _o: None)
 
     def ranked(hours: float) -> list[str]:
         need = plans.Need(Workload.inference, 1, plans.Measure.monthly, costs.Usage(hours, 0, 0, False))
@@ -298,3 +298,95 @@ def test_the_month_measure_picks_hourly_for_light_use_and_monthly_for_heavy_use(
 
     assert ranked(200) == ["h", "m"]  # 400 < 1000
     assert ranked(700) == ["m", "h"]  # 1400 > 1000
+
+
+def test_a_multi_node_job_crosses_the_offer_providers_fabric() -> None:
+    """plans.py passes each offer's fabric to the job time: an A100 pre-training job on 1,024 8-card servers
+    (8,192 cards, 4x the 2,048 A100 its MFU holds on) keeps 0.955^2 of linear speed-up over InfiniBand and
+    0.93^2 over RoCE (hand-worked from rules.yaml's per-doubling figures); 256 servers (2,048) lose nothing.
+    Without a fabric the job stays on one server."""
+    from generator.data.records import Fabric
+    from generator.engine.request import Request
+    from generator.engine.sizing import arch_for
+
+    gpu = BUNDLED.gpus["a100-sxm-80g"]
+    model = BUNDLED.models["llama-2-7b"]
+    req = Request.with_defaults(
+        BUNDLED.rules.defaults, Workload.pretrain, arch_for(model, BUNDLED.rules), Precision.bf16
+    )
+    sizing = Sizer(BUNDLED.rules).size(req, gpu, 1000.0)
+    assert sizing.min_cards is not None
+    node = make_offer(id="n", gpu=gpu.id, delivery="bare_metal", cards=8, price=80)
+
+    def fabric(kind: str) -> Fabric:
+        return Fabric.model_validate(
+            {"kind": kind, "gbps_per_gpu": 400, "source": "https://example.com/", "quote": "400G per GPU"}
+        )
+
+    need = plans.Need(Workload.pretrain, sizing.min_cards, plans.Measure.job_rent, costs.Usage(730, 0, 0, False))
+
+    def hours(kind: str | None, servers: int) -> float:
+        planner = plans.Planner(BUNDLED.rules, PRICING, links_cards, lambda _o: fabric(kind) if kind else None)
+        p = planner.training(node, servers, need, sizing, gpu)
+        assert isinstance(p, plans.Plan) and p.job_hours is not None
+        return p.job_hours
+
+    base = hours("infiniband", 256)
+    assert hours("roce", 256) == pytest.approx(base)  # within the measured size the fabric costs nothing
+    assert hours("infiniband", 1024) == pytest.approx(base * 256 / (1024 * 0.955**2))
+    assert hours("roce", 1024) == pytest.approx(base * 256 / (1024 * 0.93**2))
+    none = plans.Planner(BUNDLED.rules, PRICING, links_cards, lambda _o: fabric("none"))
+    found = none.job_plans(node, need, sizing, gpu)
+    assert not isinstance(found, plans.NoPlan) and all(p.instances == 1 for p in found)
+
+
+def test_adapter_training_too_big_for_one_pcie_card_is_slower_not_excluded() -> None:
+    """A 13B LoRA needs two 24 GB cards: on RTX 4090s (PCIe only) it trains on an 8-card box, its frozen
+    base sharded and gathered over PCIe (slower), instead of being refused for want of NVLink; full
+    fine-tuning of the same model on the same cards keeps the scale-up rule."""
+    sizer = Sizer(BUNDLED.rules)
+    lora = BUNDLED.scenarios["lora-7b"].model_copy(update={"model": "llama-2-13b", "workload": Workload.lora})
+    full = lora.model_copy(update={"workload": Workload.full, "precision": Precision.mixed, "lora_rank": None})
+    o = for_scenario(BUNDLED, lora, sizer).option_for("rtx-4090-24g")
+    assert o is not None and o.cards is not None and o.cards >= 2
+    assert o.excluded is None or o.excluded.kind not in (ExclusionKind.no_scale_up_link, ExclusionKind.no_whole_server)
+    assert o.plan is not None and o.plan.cards_used >= o.cards and o.job_hours is not None
+    f = for_scenario(BUNDLED, full, sizer).option_for("rtx-4090-24g")
+    assert f is not None and f.excluded is not None and f.excluded.kind is ExclusionKind.no_scale_up_link
+
+
+def test_a_serving_plan_without_headroom_is_not_picked() -> None:
+    """vLLM uses 90 % of a card's memory by default (rules.yaml decision.serving_headroom): serving is sized
+    so each card needs at most 0.9 x its memory. Qwen3-14B in BF16 needs about 29-30 GiB on one card, over
+    0.9 x 32 = 28.8 GiB of an RTX 5090, so it takes 2 cards (a copy per card pair of an 8-card box), and with
+    only hourly single-card offers accepted the 5090 is listed with the typed reason, not picked. Qwen2.5-72B
+    on A100 80GB (73 GiB a card on 2, over 72) takes 4 cards instead. Every eligible option stays within
+    90 % of its memory."""
+    from generator.data.records import Billing
+    from generator.engine.recommend import Constraints, recommend
+    from generator.engine.sizing import scenario_request
+    from generator.pages.messages import explain
+
+    share = BUNDLED.rules.decision.serving_headroom.max_memory_share
+    assert share == 0.9
+    base = BUNDLED.scenarios["llm-serving"]
+    s = base.model_copy(update={"model": "qwen3-14b", "precision": Precision.bf16, "batch": 1, "context": None})
+    rec = for_scenario(BUNDLED, s, Sizer(BUNDLED.rules))
+    o = rec.option_for("rtx-5090-32g")
+    assert o is not None and o.sizing.paper_cards == 1 and o.cards == 2
+    assert o.sizing.paper_need_gib is not None and 28.8 < o.sizing.paper_need_gib <= o.sizing.usable_gib
+    assert o.plan is None or o.plan.offer.cards >= 2  # never one copy on a single 32 GB card
+    for x in rec.options:
+        if x.eligible:
+            assert x.sizing.per_card_gib <= x.gpu.memory_gb * share, x.gpu.id
+    # only hourly offers (single-card containers for the 5090): no plan at 2 cards, and the reason says why
+    sizer, req = Sizer(BUNDLED.rules), scenario_request(s, BUNDLED.models["qwen3-14b"], BUNDLED.rules)
+    hourly = Constraints(usage=scenario_usage(s, BUNDLED.rules), require_cuda=True, billing=(Billing.on_demand,))
+    only = recommend(BUNDLED, lambda g: sizer.size(req, g), Workload.inference, hourly).option_for("rtx-5090-32g")
+    assert only is not None and only.excluded is not None and only.excluded.kind is ExclusionKind.thin_headroom
+    assert only.excluded.params["limit_gib"] == "28.8" and only.excluded.params["share"] == "90%"
+    assert only.excluded.params["paper_cards"] == 1 and "28.8 GiB" in explain(only.excluded)
+    big = base.model_copy(update={"model": "qwen2.5-72b", "precision": Precision.bf16, "batch": 1, "context": None})
+    a100 = for_scenario(BUNDLED, big, Sizer(BUNDLED.rules)).option_for("a100-pcie-80g")
+    assert a100 is not None and a100.sizing.paper_cards == 2 and a100.cards == 4
+    assert a100.sizing.per_card_gib <= 80 * share

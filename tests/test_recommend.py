@@ -88,7 +88,9 @@ def test_delivery_rule_and_links(w: Workload, p: float) -> None:
     for o in rec.options:
         if o.cards is None:
             continue
-        sharded = w is not Workload.inference and o.cards >= 2
+        # full-parameter sharded training needs a linked machine; adapter training (LoRA / QLoRA) does not:
+        # its frozen base is sharded and gathered over any link (slower over PCIe, not refused)
+        sharded = w in (Workload.full, Workload.pretrain) and o.cards >= 2
         expected = Delivery.bare_metal if sharded else Delivery.container
         assert o.needed is expected  # what the rule asks for; the row shows the offer's own form
         if o.eligible and o.offer is not None:

@@ -440,13 +440,77 @@ def test_node_scaling_reproduces_the_published_runs() -> None:
 
     sc = RULES.speed.scaling
     # MLPerf v3.1: 3x the GPUs (3,584 -> 10,752 H100 on InfiniBand), 10.9 / 3.92 = 2.78x the speed
-    ib = node_scaling(10752, 8, "infiniband", 50, sc)
+    ib = node_scaling(10752, 8, "infiniband", 50, 3584, sc)
     assert ib.efficiency == pytest.approx((10.9 / 3.92) / 3, rel=0.01) and not ib.extrapolated
     # Llama 3 405B: 16,384 H100 at 400 TFLOPs/GPU against 430 on 8,192 (RoCE)
-    assert node_scaling(16384, 8, "roce", None, sc).efficiency == pytest.approx(400 / 430, rel=0.01)
-    # up to the published runs' size, nothing beyond the platform MFU; one node needs no fabric
-    assert node_scaling(2048, 8, "roce", 50, sc).efficiency == 1.0
-    assert node_scaling(8, 8, "none", None, sc).efficiency == 1.0
+    assert node_scaling(16384, 8, "roce", None, 8192, sc).efficiency == pytest.approx(400 / 430, rel=0.01)
+    # up to the size the MFU was measured on, nothing beyond the platform MFU; one node needs no fabric
+    assert node_scaling(2048, 8, "roce", 50, 8192, sc).efficiency == 1.0
+    assert node_scaling(8, 8, "none", None, 8, sc).efficiency == 1.0
     with pytest.raises(ValueError, match="no fabric between nodes"):
-        node_scaling(16, 8, "none", None, sc)
-    assert node_scaling(16384, 8, "infiniband", 25, sc).extrapolated  # 200 Gb/s per GPU: not modelled
+        node_scaling(16, 8, "none", None, 8, sc)
+    assert node_scaling(16384, 8, "infiniband", 25, 3584, sc).extrapolated  # 200 Gb/s per GPU: not modelled
+
+
+A100_SXM = gpu(
+    id="a100-sxm-80g", name="A100 80GB SXM", architecture="Ampere", compute_capability=8.0,
+    memory_bandwidth_gbps=2039.0, fp32_tflops=19.5, fp64_tflops=9.7, fp16_tflops_dense=312.0,
+    bf16_tflops_dense=312.0, fp8_tflops_dense=None, int8_tops_dense=624.0, tdp_w=400,
+    interconnect="NVLink 3", interconnect_gbps=600.0, pcie_gen=4,
+)  # fmt: skip
+
+
+def test_cross_node_loss_starts_beyond_the_cluster_the_mfu_was_measured_on() -> None:
+    """Hand-worked: Ampere's MFU holds on LLaMA's 2,048 A100 (rules.yaml measured_gpus). 8,192 A100 over
+    InfiniBand are 4x that, two doublings: 0.955^2 = 0.912025; over RoCE 0.93^2 = 0.8649. At 2,048 or
+    fewer nothing is lost beyond the MFU, and Hopper at Llama 3's 16,384 is not discounted again."""
+    from generator.engine.scaling import Cluster
+
+    assert platform(A100_SXM, SPEED).measured_gpus == 2048
+    ib, roce = Cluster(8, "infiniband"), Cluster(8, "roce")
+    assert scaling_efficiency(A100_SXM, 8192, RULES, ib)[0] == pytest.approx(0.912025)
+    assert scaling_efficiency(A100_SXM, 8192, RULES, roce)[0] == pytest.approx(0.8649)
+    assert scaling_efficiency(A100_SXM, 2048, RULES, ib)[0] == 1.0
+    assert scaling_efficiency(A100_SXM, 4096, RULES, ib)[0] == pytest.approx(0.955)
+    assert scaling_efficiency(H100, 16384, RULES, roce)[0] == 1.0
+    # within one server the fabric plays no part, even "none"
+    assert scaling_efficiency(A100_SXM, 8, RULES, Cluster(8, "none"))[0] == 1.0
+    with pytest.raises(ValueError, match="no fabric between nodes"):
+        scaling_efficiency(A100_SXM, 16, RULES, Cluster(8, "none"))
+    # The job time follows: pre-training has no per-step fixed cost, so hours scale as 1 / (cards x efficiency).
+    req = Request.with_defaults(RULES.defaults, Workload.pretrain, LLAMA2_7B, Precision.bf16, context=4096)
+    small = training_hours(req, 1e12, A100_SXM, 2048, RULES, ib)
+    big = training_hours(req, 1e12, A100_SXM, 8192, RULES, ib)
+    assert big.hours / small.hours == pytest.approx(2048 / (8192 * 0.912025))
+    assert big.scaling == pytest.approx(0.912025)
+    # Without an offer, the cards cross nodes over rules.yaml's unknown_fabric (InfiniBand).
+    assert training_hours(req, 1e12, A100_SXM, 8192, RULES).hours == pytest.approx(big.hours)
+
+
+def test_adapter_training_over_pcie_is_slower_not_refused() -> None:
+    """LoRA / QLoRA all-reduce only the adapters' gradients: data parallel over PCIe keeps
+    rules.yaml adapter_pcie (0.96, marked assumption) where full training keeps the pcie table's 0.75 at
+    4 cards. A base too big for one card is sharded (ZeRO-3) and all-gathered in each of the three passes
+    (forward, recomputed forward, backward): hand-worked for a 13B base in BF16 on 2 RTX 4090 (PCIe 4.0,
+    31.5 GB/s per direction), 3 x (2 bytes x N x 1/2) / 31.5e9 s per micro-step; at 128-token micro-steps
+    the gathers outlast the compute, so the job is micro-steps x (gather + fixed cost) / goodput."""
+    from generator.engine.speed import zero3_gather_seconds
+
+    assert scaling_efficiency(RTX4090, 4, RULES, adapter=True)[0] == 0.96
+    assert scaling_efficiency(RTX4090, 4, RULES)[0] == 0.75
+    assert scaling_efficiency(H100, 8, RULES, adapter=True)[0] == 1.0  # NVLink: the same table as before
+    llama13 = shape(13.02, layers=40, hidden=5120, heads=40, kv_heads=40, vocab=32000, intermediate=13824)
+    req = Request.with_defaults(RULES.defaults, Workload.lora, llama13, Precision.bf16, context=128, gpus=2)
+    assert req.zero_stage == 3 and req.grad_checkpointing
+    gather = 3 * (2 * llama13.params / 2) / 31.5e9
+    assert zero3_gather_seconds(req, RTX4090, 2, RULES) == pytest.approx(gather)
+    tokens = 1e8
+    micro_steps = tokens / (128 * 2)
+    fixed = SPEED.training.finetune.micro_step_overhead_s
+    t = training_hours(req, tokens, RTX4090, 2, RULES)
+    assert t.hours == pytest.approx(micro_steps * (gather + fixed) / 3600 / SPEED.training.goodput)
+    # every card holding the whole model (data parallel): no gathers, faster
+    assert training_hours(req, tokens, RTX4090, 2, RULES, replicated=True).hours < t.hours / 2
+    # one card, and full fine-tuning, never gather a frozen base
+    assert zero3_gather_seconds(replace(req, gpus=1), RTX4090, 1, RULES) == 0.0
+    assert zero3_gather_seconds(replace(req, workload=Workload.full), RTX4090, 2, RULES) == 0.0

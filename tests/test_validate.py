@@ -150,3 +150,29 @@ def test_rules_are_validated_as_strictly_as_other_files(tmp_path: Path, written:
     [line] = [p.format() for p in problems]
     assert line.startswith("data/rules.yaml:7:20: ")
     assert message in line, line
+
+
+def test_scale_out_fabric_rules_name_the_missing_entry_and_the_missing_source(tmp_path: Path) -> None:
+    """Every providers.yaml fabric kind but `none` needs a scaling entry; a confirmed one needs a source."""
+    root = make_project(tmp_path)
+    rules = root / "data" / "rules.yaml"
+    text = rules.read_text(encoding="utf-8")
+    start = text.index("      efa:\n")
+    end = text.index("    unknown_fabric:")
+    rules.write_text(text[:start] + text[end:], encoding="utf-8")
+    cat, problems = load_catalogue(root / "data", root)
+    assert cat is None
+    [line] = [p.format() for p in problems]
+    assert line.startswith("data/rules.yaml:") and "speed.scaling" in line
+    assert "fabrics needs an entry for efa" in line, line
+
+    root2 = make_project(tmp_path / "b")
+    rules2 = root2 / "data" / "rules.yaml"
+    text2 = rules2.read_text(encoding="utf-8")
+    at = text2.index("      efa:\n")
+    efa = text2[at:].replace("        confirmed: false\n", "        confirmed: true\n", 1)
+    rules2.write_text(text2[:at] + efa, encoding="utf-8")
+    cat2, problems2 = load_catalogue(root2 / "data", root2)
+    assert cat2 is None
+    [line2] = [p.format() for p in problems2]
+    assert "speed.scaling.fabrics.efa" in line2 and "a confirmed figure needs its source" in line2, line2

@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
-from generator.data.records import Billing, HttpUrl, Offload, Optimizer, Precision, SourceTier, Vendor
+from generator.data.records import Billing, FabricKind, HttpUrl, Offload, Optimizer, Precision, SourceTier, Vendor
 
 #: A precision name as YAML text (records.Precision's values).
 PrecisionName = Annotated[Precision, Strict(False)]
@@ -434,21 +434,48 @@ class ScalingPoint(_Section):
 class FabricScaling(_Section):
     """How training scales across nodes over one class of scale-out fabric, from a published pair of runs."""
 
-    reference_gpus: int = Field(ge=1, description="Cluster size up to which the platform MFUs already hold.")
-    per_doubling: float = Field(gt=0, le=1, description="Efficiency kept per doubling of GPUs beyond it.")
+    per_doubling: float = Field(
+        gt=0,
+        le=1,
+        description="Efficiency kept per doubling of GPUs beyond the cluster a platform's MFU was measured on.",
+    )
     published_gbps_per_gpu: float = Field(gt=0, description="Scale-out bandwidth per GPU of those runs, GB/s.")
-    source: HttpUrl = Field(description="The published runs.")
+    confirmed: bool = Field(description="true when a published pair of runs on this fabric backs the figure.")
+    source: HttpUrl | None = Field(description="The published runs; null for a marked assumption.")
+
+    @model_validator(mode="after")
+    def _sourced_when_confirmed(self) -> FabricScaling:
+        if self.confirmed and self.source is None:
+            raise ValueError("a confirmed figure needs its source")
+        return self
+
+
+#: Fabric classes a job may span hosts over (providers.yaml fabric.kind, less ``none``).
+ScaleOutFabric = Literal["infiniband", "roce", "efa"]
 
 
 class ScalingRules(_Section):
-    """Multi-card scaling per kind of link."""
+    """Multi-card scaling: inside one server per kind of link, across servers per fabric (one mechanism)."""
 
-    nvlink: list[ScalingPoint] = Field(min_length=1, description="Cards joined by NVLink-class links.")
-    pcie: list[ScalingPoint] = Field(min_length=1, description="Cards that talk over PCIe only.")
-    multi_node_factor: float = Field(gt=0, le=1, description="Extra factor when a job spans several servers.")
-    fabrics: dict[Literal["infiniband", "roce"], FabricScaling] = Field(
-        description="Scaling across nodes per fabric class (engine/scaling.py)."
+    nvlink: list[ScalingPoint] = Field(min_length=1, description="Cards of one server joined by NVLink-class links.")
+    pcie: list[ScalingPoint] = Field(min_length=1, description="Cards of one server that talk over PCIe only.")
+    adapter_pcie: list[ScalingPoint] = Field(
+        min_length=1,
+        description="LoRA / QLoRA data parallel over PCIe: only the adapters' gradients are all-reduced.",
     )
+    fabrics: dict[ScaleOutFabric, FabricScaling] = Field(
+        description="Scaling across nodes per fabric class (engine/scaling.py), beyond each platform's measured_gpus."
+    )
+    unknown_fabric: ScaleOutFabric = Field(
+        description="Fabric assumed across nodes when no offer names one (`estimate`, a card count sized without an offer)."
+    )
+
+    @model_validator(mode="after")
+    def _every_fabric(self) -> ScalingRules:
+        missing = sorted(k.value for k in FabricKind if k is not FabricKind.none and k.value not in self.fabrics)
+        if missing:
+            raise ValueError(f"fabrics needs an entry for {', '.join(missing)} (providers.yaml fabric kinds)")
+        return self
 
 
 class TrainingPlatform(_Section):
@@ -459,6 +486,14 @@ class TrainingPlatform(_Section):
     confirmed: bool = Field(description="true when published runs back the figure; false for a marked assumption.")
     source: HttpUrl | None = Field(description="Where the figure comes from; null for a pure assumption.")
     basis: str = Field(min_length=1, max_length=200, description="One line for the page: what the figure rests on.")
+    measured_gpus: int = Field(
+        ge=1,
+        le=1_000_000,
+        description=(
+            "Cluster size the MFU was measured on (its scale-out loss is already in it): jobs up to this many GPUs "
+            "are not discounted again; beyond it each doubling keeps the fabric's per_doubling."
+        ),
+    )
 
 
 class FineTuneSpeedRules(_Section):
@@ -479,6 +514,9 @@ class TrainingSpeedRules(_Section):
     goodput: float = Field(gt=0, le=1, description="Share of wall-clock time spent on useful training steps.")
     default_mfu: float = Field(gt=0, le=1, description="MFU of architectures without an entry (an assumption).")
     default_basis: str = Field(min_length=1, max_length=200, description="What the page says about that default.")
+    default_measured_gpus: int = Field(
+        ge=1, description="measured_gpus of architectures without an entry (an assumption: one server)."
+    )
     finetune: FineTuneSpeedRules = Field(description="Fine-tuning's fixed and dequantization costs.")
 
 
@@ -627,11 +665,26 @@ class LatencyFloor(_Section):
     source: str = Field(min_length=1, description="Where the floor comes from.")
 
 
+class ServingHeadroom(_Section):
+    """How much of a card's memory a serving plan may need and still be picked."""
+
+    max_memory_share: float = Field(
+        gt=0,
+        le=1,
+        description="Largest share of the card's nominal memory the estimate may take (the serving engine's default).",
+    )
+    source: HttpUrl = Field(description="Where the share comes from.")
+    basis: str = Field(min_length=1, max_length=200, description="One line: what the share is.")
+
+
 class DecisionRules(_Section):
     """How plans are built and ranked (step 4: the cheapest plan by the workload's own measure)."""
 
     max_plan_cards: int = Field(ge=1, le=16_384, description="Most cards one plan may rent (a cluster).")
     latency_floor: LatencyFloor = Field(description="Serving plans slower than this are not offered.")
+    serving_headroom: ServingHeadroom = Field(
+        description="A serving plan whose memory need is above this share of the card's memory is not picked."
+    )
     faster_note_tolerance: float = Field(
         ge=0,
         le=1,

@@ -18,14 +18,15 @@ def delivery_form(
 ) -> tuple[Delivery, str]:
     """The delivery form for ``cards`` cards of this workload, with the reason in Chinese.
 
-    ``data_parallel``: adapter training that fits one card, where more cards all-reduce only the
-    adapters' gradients and need no scale-up link (the rule is for sharded training).
+    ``data_parallel``: adapter training (LoRA / QLoRA), where more cards all-reduce only the adapters'
+    gradients (a base too big for one card is sharded and gathered, slower over PCIe) and need no
+    scale-up link: the rule is for full-parameter sharded training.
     """
     training = workload is not Workload.inference
     if training and data_parallel:
         return (
             Delivery.container,
-            "LoRA 类训练一张卡放得下：多卡时只同步适配器梯度，PCIe 就够，容器实例即可、按小时计费",
+            "LoRA 类训练底座冻结：多卡时只同步适配器梯度（底座一张卡放不下时分片到各卡，走 PCIe 更慢），不需要 NVLink，容器实例即可、按小时计费",
         )
     if training and cards >= rules.bare_metal_min_training_cards:
         return Delivery.bare_metal, f"{cards} 卡训练需要 NVLink 等卡间高速互联和整机独享，选裸金属"

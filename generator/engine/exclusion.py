@@ -38,6 +38,9 @@ class ExclusionKind(StrEnum):
     deadline = "deadline"  # no plan up to max_plan_cards finishes within the deadline
     volume = "volume"  # no plan up to max_plan_cards makes the monthly image volume
     too_slow = "too_slow"  # below the serving latency floor
+    thin_headroom = (
+        "thin_headroom"  # serving: fits only above the engine's default memory share, no plan with more cards
+    )
     no_whole_server = "no_whole_server"  # multi-card training offers lack a whole linked server
     over_budget = "over_budget"  # the best plan's month costs more than the budget
 

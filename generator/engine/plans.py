@@ -36,10 +36,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from generator.data.records import Billing, Delivery, Gpu, Offer, Workload
+from generator.data.records import Billing, Delivery, Fabric, Gpu, Offer, Workload
 from generator.data.rules import Rules
 from generator.engine import cost as costs
 from generator.engine import image_speed, speed
+from generator.engine.scaling import cluster_of
 from generator.engine.sizing import Sizing
 
 #: Most instances a search tries for one offer (a 2,048-node cluster of 8-card servers).
@@ -146,10 +147,18 @@ class Need:
         return self.workload is not Workload.inference
 
     @property
+    def adapter(self) -> bool:
+        """Adapter training (LoRA / QLoRA): the base is frozen, so no card count needs a scale-up link. Data
+        parallel all-reduces only the adapters' gradients; a base too big for one card is sharded (ZeRO-3)
+        and gathered over whatever link the cards have: slower over PCIe (speed.zero3_gather_seconds), not
+        refused. The scale-up rule stays for full-parameter sharded training."""
+        return self.workload in (Workload.lora, Workload.qlora)
+
+    @property
     def data_parallel(self) -> bool:
         """Adapter training where every card holds the whole job: extra cards all-reduce only the
         adapters' gradients, so they need no scale-up link (PCIe is enough)."""
-        return self.workload in (Workload.lora, Workload.qlora) and self.copy_cards == 1
+        return self.adapter and self.copy_cards == 1
 
 
 @dataclass
@@ -201,6 +210,8 @@ def period_hours(offer: Offer, rules: Rules) -> float:
 
 #: Whether ``cards`` cards of ``gpu`` are joined by a scale-up link (recommend.links_cards).
 LinksCards = Callable[[Gpu, int], bool]
+#: The cross-host fabric an offer's provider sells (providers.yaml ``fabric``; None: not stated).
+FabricOf = Callable[[Offer], Fabric | None]
 
 
 def training_cards(offer: Offer, instances: int, need: Need, gpu: Gpu, links: LinksCards, rules: Rules) -> int | NoPlan:
@@ -209,7 +220,7 @@ def training_cards(offer: Offer, instances: int, need: Need, gpu: Gpu, links: Li
     k = offer.cards
     if instances > 1:
         # Whole servers over the provider's fabric; a sharded job also needs each server linked.
-        return instances * k if need.data_parallel or links(gpu, k) else NoPlan.needs_link
+        return instances * k if need.adapter or links(gpu, k) else NoPlan.needs_link
     if need.copy_cards > k:
         return NoPlan.needs_fabric
     if need.data_parallel:
@@ -220,6 +231,8 @@ def training_cards(offer: Offer, instances: int, need: Need, gpu: Gpu, links: Li
         return 1  # one card does the job; the others of the machine idle
     if links(gpu, need.copy_cards) and linked_form(offer, rules):
         return need.copy_cards  # a linked pair of a bridged machine
+    if need.adapter:
+        return k  # a frozen base sharded (ZeRO-3) over every card of the instance, gathered over PCIe
     return NoPlan.needs_link
 
 
@@ -231,12 +244,17 @@ class Planner:
         rules: Rules,
         pricing: costs.Pricing,
         links: LinksCards,
-        has_fabric: Callable[[Offer], bool],
+        fabric_of: FabricOf,
     ) -> None:
         self.rules = rules
         self.pricing = pricing
         self.links = links
-        self.has_fabric = has_fabric
+        self.fabric_of = fabric_of
+
+    def has_fabric(self, offer: Offer) -> bool:
+        """Whether the offer's provider sells a fabric one job may span hosts over."""
+        fabric = self.fabric_of(offer)
+        return fabric is not None and fabric.spans_hosts
 
     # ------------------------------------------------------------------ one plan
 
@@ -249,7 +267,9 @@ class Planner:
         if isinstance(used, NoPlan):
             return used
         keep = keep_after(offer, self.rules)
-        train = sizing.train_on(gpu, used, self.rules)
+        # Across instances the job crosses the provider's fabric, discounted beyond the platform's measured size.
+        cluster = cluster_of(offer.cards, self.fabric_of(offer))
+        train = sizing.train_on(gpu, used, self.rules, cluster, replicated=need.data_parallel)
         if train is None:
             return NoPlan.needs_link
         hours = train.hours / keep
@@ -307,7 +327,7 @@ class Planner:
         k, m = offer.cards, need.copy_cards
         if m > k and not spans_hosts_ok(offer, self.has_fabric(offer), self.rules):
             return NoPlan.needs_fabric
-        sharded = need.training and m > 1
+        sharded = need.training and m > 1 and not need.adapter
         if sharded and not (self.links(gpu, min(m, k)) and linked_form(offer, self.rules)):
             return NoPlan.needs_link
         instances = math.ceil(m / k)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Billing, Delivery, Gpu, Offer, Scenario, Vendor, Workload
+from generator.data.records import Billing, Delivery, Fabric, Gpu, Offer, Scenario, Vendor, Workload
 from generator.data.rules import Rules
 from generator.engine import cost as costs
 from generator.engine import plans, speed, support
@@ -178,7 +178,9 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         opt.excluded = Exclusion(ExclusionKind.needs_cuda)
         return opt
     if cards is None:
-        opt.excluded = Exclusion(ExclusionKind.too_big, {"max_cards": sizing.max_cards})
+        opt.excluded = thin_headroom(sizing, gpu, rules) or Exclusion(
+            ExclusionKind.too_big, {"max_cards": sizing.max_cards}
+        )
         return opt
     # The plan's number format must run on the card (rules.yaml support; BF16 on Volta/Turing, FP8
     # below Ada, Marlin kernels below Ampere ...): else the reason and the nearest format that runs.
@@ -198,11 +200,14 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     pricing = c.pricing or costs.pricing_of(cat)
     measure = _measure(workload, sizing, c)
     need = plans.Need(workload, cards, measure, c.usage, c.deadline_hours, c.images_per_month)
-    planner = plans.Planner(rules, pricing, links_cards, lambda o: _has_fabric(cat, o))
+    planner = plans.Planner(rules, pricing, links_cards, lambda o: _fabric(cat, o))
     search = planner.search(offers, need, sizing, gpu)
     best = search.best
     if best is None:
-        opt.excluded = _no_plan_reason(search.refusal, gpu, cards, c, rules)
+        fewer = search.refusal in (plans.NoPlan.needs_fabric, plans.NoPlan.needs_link, None)
+        opt.excluded = (fewer and thin_headroom(sizing, gpu, rules)) or _no_plan_reason(
+            search.refusal, gpu, cards, c, rules
+        )
         return opt
     _apply(opt, best, measure)
     if measure is plans.Measure.job_rent:
@@ -224,9 +229,28 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     return opt
 
 
+def thin_headroom(sizing: Sizing, gpu: Gpu, rules: Rules) -> Exclusion | None:
+    """LLM serving that fits fewer cards only above the serving engine's default memory share
+    (rules.decision.serving_headroom): the reason when the cards the headroom asks for give no plan."""
+    if sizing.paper_cards is None or sizing.paper_need_gib is None or sizing.headroom_gib is None:
+        return None
+    return Exclusion(
+        ExclusionKind.thin_headroom,
+        {
+            "paper_cards": sizing.paper_cards,
+            "need_gib": f"{sizing.paper_need_gib:.1f}",
+            "limit_gib": f"{sizing.headroom_gib:.1f}",
+            "share": f"{rules.decision.serving_headroom.max_memory_share:.0%}",
+        },
+    )
+
+
 def data_parallel_ok(workload: Workload, cards: int | None) -> bool:
-    """Adapter training that fits one card: more cards run data parallel over any link."""
-    return workload in (Workload.lora, Workload.qlora) and cards == 1
+    """Adapter training (LoRA / QLoRA) on any card count: the base is frozen, so the cards need no scale-up
+    link (data parallel all-reduces only the adapters' gradients; a base too big for one card is sharded and
+    gathered over PCIe, slower: speed.zero3_gather_seconds). ``cards`` is kept for callers."""
+    del cards
+    return workload in (Workload.lora, Workload.qlora)
 
 
 def _measure(workload: Workload, sizing: Sizing, c: Constraints) -> plans.Measure:
@@ -240,9 +264,10 @@ def _measure(workload: Workload, sizing: Sizing, c: Constraints) -> plans.Measur
     return plans.Measure.monthly
 
 
-def _has_fabric(cat: Catalogue, offer: Offer) -> bool:
+def _fabric(cat: Catalogue, offer: Offer) -> Fabric | None:
+    """The cross-host fabric the offer's provider sells (None: not stated)."""
     provider = cat.providers.get(offer.provider)
-    return provider is not None and provider.fabric is not None and provider.fabric.spans_hosts
+    return provider.fabric if provider is not None else None
 
 
 def _apply(opt: Option, plan: plans.Plan, measure: plans.Measure) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from generator.data.records import Gpu, ModelKind, OpenModel, Scenario, Workload
 from generator.data.rules import Rules
-from generator.engine import image_speed, memory, speed
+from generator.engine import image_speed, memory, scaling, speed
 from generator.engine.arch import Arch
 from generator.engine.request import Estimate, Request
 
@@ -48,17 +48,26 @@ class Sizing:
     request: Request | None = None  # the workload at min_cards (None when nothing fits)
     job_tokens_b: float | None = None  # the training job's size, billions of tokens
     image: image_speed.ImageSpeed | None = None  # image generation: one image on one card
+    #: LLM serving: the fewest cards that hold it on paper (usable memory) and the memory need there, when
+    #: the serving headroom (rules.decision.serving_headroom) asks for more cards than that; else None
+    paper_cards: int | None = None
+    paper_need_gib: float | None = None
+    headroom_gib: float | None = None  # LLM serving: the most a card may need (the engine's default share)
 
     @property
     def per_card_gib(self) -> float:
         return self.estimate.total_gib
 
-    def train_on(self, gpu: Gpu, cards: int, rules: Rules) -> speed.TrainTime | None:
+    def train_on(
+        self, gpu: Gpu, cards: int, rules: Rules, cluster: scaling.Cluster | None = None, replicated: bool = False
+    ) -> speed.TrainTime | None:
         """The training job on ``cards`` cards (at least ``min_cards``: more cards shard the same
-        states further, so the job still fits); None when this sizing has no training job."""
+        states further, so the job still fits) in ``cluster``'s servers; ``replicated``: every card holds
+        the whole job (data parallel); None when this sizing has no training job."""
         if self.request is None or self.job_tokens_b is None or self.min_cards is None or cards < self.min_cards:
             return None
-        return speed.training_hours(replace(self.request, gpus=cards), self.job_tokens_b * 1e9, gpu, cards, rules)
+        req = replace(self.request, gpus=cards)
+        return speed.training_hours(req, self.job_tokens_b * 1e9, gpu, cards, rules, cluster, replicated)
 
     @property
     def breakdown(self) -> dict[str, float]:
@@ -112,7 +121,7 @@ class Sizer:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self._estimates: dict[Request, Estimate] = {}
-        self._min_cards: dict[tuple[Request, float], int | None] = {}
+        self._min_cards: dict[tuple[Request, float, float | None], int | None] = {}
         self._sizings: dict[tuple[Request, str, float | None], Sizing] = {}
         #: rankings by (request, workload, job), for callers that ask the same question twice
         #: (model pages of two models of one shape); values are the caller's, read-only once stored
@@ -125,11 +134,14 @@ class Sizer:
             found = self._estimates[req] = memory.estimate(req, self.rules.memory)
         return found
 
-    def min_gpus(self, req: Request, memory_gb: float) -> int | None:
-        """:func:`generator.engine.memory.min_gpus`, once per distinct request and card size."""
-        key = (replace(req, gpus=1), memory_gb)
+    def min_gpus(self, req: Request, memory_gb: float, limit_gib: float | None = None) -> int | None:
+        """:func:`generator.engine.memory.min_gpus`, once per distinct request, card size and limit
+        (``limit_gib``: a stricter ceiling per card than the usable memory, e.g. the serving headroom)."""
+        key = (replace(req, gpus=1), memory_gb, limit_gib)
         if key not in self._min_cards:
             limit = memory.usable_gib(memory_gb, self.rules.memory)
+            if limit_gib is not None:
+                limit = min(limit, limit_gib)
             counts = memory.card_counts(self.rules.memory, MAX_CARDS)
             fits = (n for n in counts if self.estimate(replace(req, gpus=n)).total_gib <= limit)
             self._min_cards[key] = next(fits, None)
@@ -149,7 +161,10 @@ def size_workload(
 ) -> Sizing:
     """Smallest card count of ``gpu`` that holds ``req``, with the estimate and speed there."""
     sizer = sizer or Sizer(rules)
-    cards = sizer.min_gpus(req, gpu.memory_gb)
+    paper = sizer.min_gpus(req, gpu.memory_gb)
+    headroom = serving_limit_gib(req, gpu.memory_gb, rules)
+    cards = sizer.min_gpus(req, gpu.memory_gb, headroom) if headroom is not None else paper
+    short = paper is not None and paper != cards  # the headroom asks for more cards than fit on paper
     at = replace(req, gpus=cards or 1)
     est = sizer.estimate(at)
     notes = [a.text_zh for a in est.assumptions]
@@ -180,7 +195,18 @@ def size_workload(
         request=at if cards is not None else None,
         job_tokens_b=job_tokens_b if train is not None else None,
         image=image,
+        paper_cards=paper if short else None,
+        paper_need_gib=sizer.estimate(replace(req, gpus=paper)).total_gib if short and paper else None,
+        headroom_gib=headroom,
     )
+
+
+def serving_limit_gib(req: Request, memory_gb: float, rules: Rules) -> float | None:
+    """LLM serving: the most memory a card may need and still be picked, the serving engine's default
+    share of the card (rules.decision.serving_headroom, vLLM's gpu_memory_utilization); None otherwise."""
+    if req.workload is Workload.inference and req.arch.kind is ModelKind.llm:
+        return memory_gb * rules.decision.serving_headroom.max_memory_share
+    return None
 
 
 def serving_figures(req: Request, gpu: Gpu, cards: int, rules: Rules) -> ServingFigures:

@@ -24,8 +24,10 @@ from generator.data.rules import LinkKind, MemoryRules, Rules, ServingRules, Spe
 from generator.engine import memory
 from generator.engine.arch import Arch
 from generator.engine.footprint import default_kv_precision, kv_bytes_per_sequence, parallel_layout, weight_bytes
-from generator.engine.links import allreduce_seconds, describe_link, link_kind
+from generator.engine.links import allreduce_seconds, describe_link, link_gbps_per_direction, link_kind
 from generator.engine.request import Assumption, Request
+from generator.engine.scaling import Cluster, cluster_scaling
+from generator.engine.training_memory import frozen_base_bytes
 from generator.engine.units import BITS_PER_BYTE, GIGA, MILLION, SECONDS_PER_HOUR, TERA
 
 #: FP32 TFLOPS assumed for dequantization when a datasheet gives none: the A100's ratio of
@@ -154,42 +156,93 @@ def platform(gpu: Gpu, rules: SpeedRules) -> TrainingPlatform:
     t = rules.training
     # Built without validation: the architecture is the GPU's own text, of any length.
     return TrainingPlatform.model_construct(
-        architecture=gpu.architecture, mfu=t.default_mfu, confirmed=False, source=None, basis=t.default_basis
+        architecture=gpu.architecture,
+        mfu=t.default_mfu,
+        confirmed=False,
+        source=None,
+        basis=t.default_basis,
+        measured_gpus=t.default_measured_gpus,
     )
 
 
-def scaling_efficiency(gpu: Gpu, cards: int, rules: Rules) -> tuple[float, LinkKind]:
-    """Fraction of linear speed-up on ``cards`` cards, and the link kind it assumes."""
+def default_cluster(rules: Rules) -> Cluster:
+    """Where cards sized without an offer sit: whole servers over ``scaling.unknown_fabric`` (a marked assumption)."""
+    return Cluster(rules.memory.inference.max_tensor_parallel, rules.speed.scaling.unknown_fabric)
+
+
+def scaling_efficiency(
+    gpu: Gpu, cards: int, rules: Rules, cluster: Cluster | None = None, adapter: bool = False
+) -> tuple[float, LinkKind]:
+    """Fraction of linear speed-up on ``cards`` cards, and the link kind it assumes.
+
+    One mechanism: inside a server the link table (``scaling.nvlink`` / ``scaling.pcie`` at the cards one
+    server uses; ``scaling.adapter_pcie`` for ``adapter`` training, LoRA / QLoRA, whose all-reduce carries
+    only the adapters' gradients); across servers, in addition, the fabric's loss beyond the cluster size
+    the platform's MFU was measured on (:func:`generator.engine.scaling.node_scaling`). ``cluster``: the
+    offer's servers and fabric (None: :func:`default_cluster`).
+    """
     link = link_kind(gpu, cards, rules.memory)
     if link is LinkKind.single:
         return 1.0, link
+    where = cluster or default_cluster(rules)
+    per_node = min(cards, where.gpus_per_node)
     intra = link
-    if link is LinkKind.multi_node:
+    if link is LinkKind.multi_node or per_node < cards:
         intra = LinkKind.nvlink if gpu.has_nvlink_class_link else LinkKind.pcie
-    points = sorted(getattr(rules.speed.scaling, intra.value), key=lambda p: p.cards)
+    table = "adapter_pcie" if adapter and intra is LinkKind.pcie else intra.value
+    points = sorted(getattr(rules.speed.scaling, table), key=lambda p: p.cards)
     eff = points[0].efficiency
     for p in points:
-        if p.cards <= cards:
+        if p.cards <= per_node:
             eff = p.efficiency
-    if link is LinkKind.multi_node:
-        eff *= rules.speed.scaling.multi_node_factor
+    if per_node < cards:
+        measured = platform(gpu, rules.speed).measured_gpus
+        eff *= cluster_scaling(cards, where, measured, rules.speed.scaling).efficiency
     return eff, link
 
 
-def training_hours(req: Request, tokens: float, gpu: Gpu, cards: int, all_rules: Rules) -> TrainTime:
-    """Hours to train on ``tokens`` tokens with ``cards`` cards of ``gpu``.
+def zero3_gather_seconds(req: Request, gpu: Gpu, cards: int, rules: Rules) -> float:
+    """Seconds one micro-step of LoRA / QLoRA spends all-gathering a frozen base that ZeRO-3 shards over
+    ``cards`` cards: every pass (forward, the recomputed forward, backward) gathers each layer's weights
+    (ZeRO, Rajbhandari et al. 2020: stage 3 all-gathers the parameters for forward and backward), so a card receives
+    (cards − 1) / cards of the base per pass at the link's per-direction bandwidth. 0 for one card, other
+    workloads, or ZeRO below stage 3."""
+    if req.workload not in (Workload.lora, Workload.qlora) or cards <= 1 or req.zero_stage < 3:
+        return 0.0
+    passes = 2 + (1 if req.grad_checkpointing else 0)
+    received = frozen_base_bytes(req, rules.memory) * (cards - 1) / cards
+    return passes * received / (link_gbps_per_direction(gpu, cards, rules.memory, rules.speed) * GIGA)
 
-    hours = model FLOPs / (cards × dense 16-bit peak × platform MFU × scaling) / 3600.
+
+def training_hours(
+    req: Request,
+    tokens: float,
+    gpu: Gpu,
+    cards: int,
+    all_rules: Rules,
+    cluster: Cluster | None = None,
+    replicated: bool = False,
+) -> TrainTime:
+    """Hours to train on ``tokens`` tokens with ``cards`` cards of ``gpu`` (in ``cluster``'s servers).
+
+    hours = model FLOPs / (cards × dense 16-bit peak × platform MFU × scaling) / 3600, plus per micro-step
+    the fixed fine-tuning costs and, for LoRA / QLoRA whose frozen base ZeRO-3 shards, the time its
+    all-gathers take beyond the compute they overlap with (DeepSpeed prefetches the next layers' weights
+    during compute). ``replicated``: every card holds the whole model (data parallel, no gathers).
     Container virtualization loss is not included (the delivery rules apply it).
     """
     rules = all_rules.speed
     flops = train_flops(req, rules, tokens)
     plat = platform(gpu, rules)
-    eff, link = scaling_efficiency(gpu, cards, all_rules)
+    adapter = req.workload in (Workload.lora, Workload.qlora)
+    eff, link = scaling_efficiency(gpu, cards, all_rules, cluster, adapter)
     peak = gpu.tensor_tflops * TERA
     fine = finetune_costs(req, gpu, all_rules)
     micro_steps = tokens / (req.tokens * cards)  # per card
-    seconds = flops * fine.hardware_factor / (cards * peak * plat.mfu * eff) + micro_steps * fine.fixed_s
+    compute = flops * fine.hardware_factor / (cards * peak * plat.mfu * eff)
+    gather = 0.0 if replicated else zero3_gather_seconds(req, gpu, cards, all_rules)
+    stall = max(0.0, gather - compute / micro_steps) if gather > 0 and micro_steps > 0 else 0.0
+    seconds = compute + micro_steps * (fine.fixed_s + stall)
     steps = seconds / SECONDS_PER_HOUR
     hours = steps / rules.training.goodput
     job_mfu = flops / (cards * peak * seconds) if seconds > 0 else plat.mfu * eff

@@ -108,11 +108,11 @@ def _states(req: Request, rules: MemoryRules) -> _TrainStates:
         )
 
     # LoRA / QLoRA: frozen base, trainable fp32 adapters (PEFT).
+    base = frozen_base_bytes(req, rules)
     if req.workload is Workload.qlora:
         base_format = tr.qlora_weight_format
         compute = req.precision.value if req.precision.value in ("bf16", "fp16") else tr.qlora_default_compute
         regime = tr.qlora_activations
-        base = weight_bytes(arch, base_format, rules, embedding_bits=tr.qlora_embedding_bits)
         text = (
             f"QLoRA：底座线性层按 {base_format} 存储（约 {rules.bits_per_param[base_format]:g} 位/参数），"
             f"词嵌入和输出层按 {tr.qlora_embedding_bits:g} 位（PEFT prepare_model_for_kbit_training 会升为 fp32），"
@@ -122,12 +122,10 @@ def _states(req: Request, rules: MemoryRules) -> _TrainStates:
         base_format = Precision.fp32
         recipe = tr.recipes["mixed"]
         regime = recipe.activations
-        base = arch.params * recipe.weights
         text = "LoRA：底座为 fp32 权重，在自动混合精度下训练"
     else:
         base_format = req.precision
         regime = ActivationRegime.fp32 if base_format is Precision.fp32 else ActivationRegime.bf16
-        base = weight_bytes(arch, base_format, rules)
         text = f"LoRA：冻结的底座按 {base_format} 存储（约 {rules.bits_per_param[base_format]:g} 位/参数）"
     autocast = dequant = 0.0
     if req.precision is Precision.mixed and req.workload is Workload.lora:
@@ -154,6 +152,17 @@ def _states(req: Request, rules: MemoryRules) -> _TrainStates:
         use_zero=zero,
         text_zh=text,
     )
+
+
+def frozen_base_bytes(req: Request, rules: MemoryRules) -> float:
+    """Bytes of a LoRA / QLoRA job's frozen base weights, all cards together: QLoRA's 4-bit linear layers with
+    its wider embeddings, a mixed-precision LoRA's fp32 weights, else the request's precision."""
+    tr = rules.training
+    if req.workload is Workload.qlora:
+        return weight_bytes(req.arch, tr.qlora_weight_format, rules, embedding_bits=tr.qlora_embedding_bits)
+    if req.precision is Precision.mixed:
+        return req.arch.params * tr.recipes["mixed"].weights
+    return weight_bytes(req.arch, req.precision, rules)
 
 
 def _zero_buffers(req: Request, rules: MemoryRules) -> float:

@@ -156,8 +156,12 @@ def _offer(cat: Catalogue, o: Offer) -> dict[str, Any]:
         "currency": o.currency.value,
         "as_of": o.as_of.isoformat(),
         "variant_unstated": o.variant_unstated,
-        # whether the provider sells a cross-host fabric (plans.spans_hosts_ok)
-        "fabric": (f := cat.providers[o.provider].fabric) is not None and f.spans_hosts,
+        # the cross-host fabric the provider sells (plans.spans_hosts_ok, scaling.cluster_of); null: not stated
+        "fabric": (
+            None
+            if (f := cat.providers[o.provider].fabric) is None
+            else {"kind": f.kind.value, "gbps_per_gpu": f.gbps_per_gpu}
+        ),
         "label": f"{cat.providers[o.provider].name} {price_label(o)}" + (f"（{o.cards} 卡）" if o.cards > 1 else ""),
     }
 

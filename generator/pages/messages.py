@@ -37,6 +37,10 @@ EXCLUSION_ZH: dict[ExclusionKind, str] = {
     ExclusionKind.too_slow: (
         "达不到在线服务的速度下限（首 token ≤ {ttft_s} 秒、每个用户每秒 ≥ {tokens_per_s} 个输出 token）"
     ),
+    ExclusionKind.thin_headroom: (
+        "{paper_cards} 张卡时每卡约需 {need_gib} GiB 显存，超过 vLLM 默认可用的 {share}（约 {limit_gib} GiB），"
+        "余量太小，不推荐用于在线服务；留足余量要更多卡，数据中没有能这样组合的报价"
+    ),
     ExclusionKind.no_whole_server: (
         "{cards} 卡训练需要卡间高速互联的整机（裸金属或整机云服务器），这张卡的报价里没有：{link}"
     ),

@@ -413,7 +413,10 @@ def plan_scenario_pages(pl: _Planner) -> None:
     for order, r in enumerate(pl.results.scenarios.values(), 1):
         s, pick = r.scenario, r.rec.pick
         desc = s.summary
-        if pick and pick.monthly:
+        if pick and pick.monthly and r.rec.training_job and pick.job_cost_cny is not None:
+            # the job first (cards that work, its rent), as the page's headline
+            desc = f"计算推荐 {pick.gpu.name} × {pick.cards_used or pick.cards}，跑完参照任务租金约 {cny(pick.job_cost_cny)}。{s.summary}"
+        elif pick and pick.monthly:
             desc = f"计算推荐 {pick.gpu.name} × {pick.cards}，每月约 {cny(pick.monthly.total)}。{s.summary}"
         context = ctx.ScenarioContext(
             s,

@@ -4,6 +4,7 @@
 import { jobCostCny, monthlyCost } from "./cost.js";
 import { costPerKimage } from "./image_speed.js";
 import { compareTuples, floorDiv, roundTo } from "./py.js";
+import { clusterOf } from "./scaling.js";
 import { trainOn } from "./sizing.js";
 import { costPerMillionTokens, serve } from "./speed.js";
 
@@ -25,14 +26,20 @@ function linkedForm(offer, rules) {
   return (offer.delivery === "vm" || offer.delivery === "unspecified") && wholeServer(offer, rules);
 }
 
+/** Planner.has_fabric: the provider sells a fabric one job may span hosts over. */
+const hasFabric = (offer) => offer.fabric !== null && offer.fabric !== undefined && offer.fabric.kind !== "none";
+
 /** spans_hosts_ok */
 const spansHostsOk = (offer, rules) =>
-  offer.fabric === true && (offer.delivery === "bare_metal" || offer.delivery === "vm") && wholeServer(offer, rules);
+  hasFabric(offer) && (offer.delivery === "bare_metal" || offer.delivery === "vm") && wholeServer(offer, rules);
 
 /** period_hours */
 const periodHours = (offer, rules) => (offer.billing === "monthly" ? rules.cost.hours_per_month : offer.billing === "daily" ? 24 : 0);
 
-const dataParallel = (need) => (need.workload === "lora" || need.workload === "qlora") && need.copy_cards === 1;
+/** Need.adapter: LoRA / QLoRA, whose frozen base needs no scale-up link on any card count. */
+const adapter = (need) => need.workload === "lora" || need.workload === "qlora";
+/** Need.data_parallel */
+const dataParallel = (need) => adapter(need) && need.copy_cards === 1;
 
 /** Plan.value */
 export function planValue(p, measure) {
@@ -60,12 +67,13 @@ function makePlan(offer, instances, cardsUsed, replicas, monthly, keep, jobHours
 /** training_cards: cards a job uses on `instances` instances, or the NoPlan kind. */
 function trainingCards(offer, instances, need, gpu, links, rules) {
   const k = offer.cards;
-  if (instances > 1) return dataParallel(need) || links(gpu, k) ? instances * k : "needs_link";
+  if (instances > 1) return adapter(need) || links(gpu, k) ? instances * k : "needs_link";
   if (need.copy_cards > k) return "needs_fabric";
   if (dataParallel(need)) return k;
   if (k > 1 && links(gpu, k) && linkedForm(offer, rules)) return k;
   if (need.copy_cards === 1) return 1;
   if (links(gpu, need.copy_cards) && linkedForm(offer, rules)) return need.copy_cards;
+  if (adapter(need)) return k;
   return "needs_link";
 }
 
@@ -85,7 +93,8 @@ export class Planner {
     const used = trainingCards(offer, instances, need, gpu, this.links, this.rules);
     if (typeof used === "string") return used;
     const keep = keepAfter(offer, this.rules);
-    const train = trainOn(sizing, gpu, used, this.rules);
+    // Across instances the job crosses the provider's fabric, discounted beyond the platform's measured size.
+    const train = trainOn(sizing, gpu, used, this.rules, clusterOf(offer.cards, offer.fabric), dataParallel(need));
     if (train === null) return "needs_link";
     const hours = train.hours / keep;
     const job = jobCostCny(offer, instances * offer.cards, hours, this.pricing);
@@ -135,7 +144,7 @@ export class Planner {
   simple(offer, need, gpu) {
     const k = offer.cards, m = need.copy_cards;
     if (m > k && !spansHostsOk(offer, this.rules)) return "needs_fabric";
-    const sharded = need.workload !== "inference" && m > 1;
+    const sharded = need.workload !== "inference" && m > 1 && !adapter(need);
     if (sharded && !(this.links(gpu, Math.min(m, k)) && linkedForm(offer, this.rules))) return "needs_link";
     const instances = Math.ceil(m / k);
     return makePlan(offer, instances, m, 1, this.monthly(offer, instances, need), keepAfter(offer, this.rules));

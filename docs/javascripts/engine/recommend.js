@@ -59,7 +59,7 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
     return opt;
   }
   if (cards === null) {
-    opt.excluded = exclusion("too_big", { max_cards: sizing.max_cards });
+    opt.excluded = thinHeadroom(sizing, rules) || exclusion("too_big", { max_cards: sizing.max_cards });
     return opt;
   }
   const refusal = checkRequest(gpu, sizing.request, rules).refusal;
@@ -86,7 +86,8 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
   const search = planner.search(offers, need, sizing, gpu);
   const best = search.best;
   if (best === null) {
-    opt.excluded = noPlanReason(search.refusal, gpu, cards, c, rules);
+    const fewer = search.refusal === "needs_fabric" || search.refusal === "needs_link" || search.refusal === null;
+    opt.excluded = (fewer && thinHeadroom(sizing, rules)) || noPlanReason(search.refusal, gpu, cards, c, rules);
     return opt;
   }
   applyPlan(opt, best, measure);
@@ -101,8 +102,17 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
   return opt;
 }
 
+/** thin_headroom: serving that fits fewer cards only above the engine's default memory share, or null. */
+function thinHeadroom(sizing, rules) {
+  if (sizing.paper_cards === null || sizing.paper_need_gib === null || sizing.headroom_gib === null) return null;
+  return exclusion("thin_headroom", {
+    paper_cards: sizing.paper_cards, need_gib: fixed(sizing.paper_need_gib, 1), limit_gib: fixed(sizing.headroom_gib, 1),
+    share: percent(rules.decision.serving_headroom.max_memory_share),
+  });
+}
+
 /** data_parallel_ok */
-const dataParallelOk = (workload, cards) => (workload === "lora" || workload === "qlora") && cards === 1;
+const dataParallelOk = (workload) => workload === "lora" || workload === "qlora";
 
 /** _measure */
 function measureOf(workload, sizing, c) {

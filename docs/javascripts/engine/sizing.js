@@ -29,23 +29,29 @@ export class Sizer {
     return this.estimates.get(key);
   }
 
-  /** min_gpus: the smallest count in card_counts whose per-card peak fits; null if none does. */
-  minGpus(req, memoryGb) {
-    if (!this.minCards.has(memoryGb)) {
-      const limit = usableGib(memoryGb, this.rules.memory);
+  /** min_gpus: the smallest count in card_counts whose per-card peak fits (under `limitGib` too, when
+   * given: a stricter ceiling such as the serving headroom); null if none does. */
+  minGpus(req, memoryGb, limitGib = null) {
+    const key = `${memoryGb}|${limitGib}`;
+    if (!this.minCards.has(key)) {
+      let limit = usableGib(memoryGb, this.rules.memory);
+      if (limitGib !== null) limit = Math.min(limit, limitGib);
       const found = cardCounts(this.rules.memory, MAX_CARDS).find(
         (n) => this.estimate({ ...req, gpus: n }).total_gib <= limit,
       );
-      this.minCards.set(memoryGb, found === undefined ? null : found);
+      this.minCards.set(key, found === undefined ? null : found);
     }
-    return this.minCards.get(memoryGb);
+    return this.minCards.get(key);
   }
 }
 
 /** size_workload: smallest card count of `gpu` that holds `req`, with the estimate and speed there.
  * One Sizer serves one request (its memo is keyed by card count and memory size only). */
 export function sizeWorkload(req, gpu, rules, jobTokensB, sizer) {
-  const cards = sizer.minGpus(req, gpu.memory_gb);
+  const paper = sizer.minGpus(req, gpu.memory_gb);
+  const headroom = servingLimitGib(req, gpu.memory_gb, rules);
+  const cards = headroom !== null ? sizer.minGpus(req, gpu.memory_gb, headroom) : paper;
+  const short = paper !== null && paper !== cards;
   const at = { ...req, gpus: cards || 1 };
   const est = sizer.estimate(at);
   let train = null, serving = null, image = null;
@@ -71,15 +77,24 @@ export function sizeWorkload(req, gpu, rules, jobTokensB, sizer) {
     train,
     serving,
     image,
+    paper_cards: short ? paper : null,
+    paper_need_gib: short && paper ? sizer.estimate({ ...req, gpus: paper }).total_gib : null,
+    headroom_gib: headroom,
   };
 }
 
-/** Sizing.train_on: the training job on `cards` cards (at least min_cards), or null without a job. */
-export function trainOn(sizing, gpu, cards, rules) {
+/** serving_limit_gib: LLM serving's most memory per card (the engine's default share), else null. */
+export function servingLimitGib(req, memoryGb, rules) {
+  if (req.workload === "inference" && req.arch.kind === "llm") return memoryGb * rules.decision.serving_headroom.max_memory_share;
+  return null;
+}
+
+/** Sizing.train_on: the training job on `cards` cards (at least min_cards) in `cluster`'s servers, or null without a job. */
+export function trainOn(sizing, gpu, cards, rules, cluster = null, replicated = false) {
   if (sizing.request === null || sizing.job_tokens_b === null || sizing.min_cards === null || cards < sizing.min_cards) {
     return null;
   }
-  return trainingHours({ ...sizing.request, gpus: cards }, sizing.job_tokens_b * 1e9, gpu, cards, rules);
+  return trainingHours({ ...sizing.request, gpus: cards }, sizing.job_tokens_b * 1e9, gpu, cards, rules, cluster, replicated);
 }
 
 /** serving_figures: serving speed on `cards` cards; prompt = context − output tokens. */

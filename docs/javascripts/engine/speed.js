@@ -1,9 +1,11 @@
 /* Hand-written port of generator/engine/speed.py: training time, decode, prefill and serving
  * speed (numbers only; the assumption texts stay on the pages). */
 import { BITS_PER_BYTE, GIB, defaultKvPrecision, kvBytesPerSequence, parallelLayout, weightBytes } from "./footprint.js";
-import { allreduceSeconds, hasNvlinkClassLink, linkKind, tensorTflops } from "./links.js";
+import { allreduceSeconds, hasNvlinkClassLink, linkGbpsPerDirection, linkKind, tensorTflops } from "./links.js";
 import { estimate, usableGib } from "./memory.js";
 import { floorDiv, imul } from "./py.js";
+import { clusterScaling } from "./scaling.js";
+import { frozenBaseBytes } from "./training_memory.js";
 
 const TERA = 1e12, GIGA = 1e9, SECONDS_PER_HOUR = 3600, MILLION = 1e6;
 const TENSOR_TO_FP32 = 16;
@@ -32,32 +34,61 @@ export function trainFlops(req, speed, tokens) {
 export function platform(gpu, speed) {
   const found = speed.training.platforms.find((p) => p.architecture === gpu.architecture);
   if (found) return found;
-  return { architecture: gpu.architecture, mfu: speed.training.default_mfu, confirmed: false };
+  return {
+    architecture: gpu.architecture, mfu: speed.training.default_mfu, confirmed: false,
+    measured_gpus: speed.training.default_measured_gpus,
+  };
 }
 
-/** scaling_efficiency: [fraction of linear speed-up, link kind]. */
-export function scalingEfficiency(gpu, cards, rules) {
+/** default_cluster: whole servers over scaling.unknown_fabric (cards sized without an offer). */
+export function defaultCluster(rules) {
+  return { gpus_per_node: rules.memory.inference.max_tensor_parallel, fabric: rules.speed.scaling.unknown_fabric, gbit_per_gpu: null };
+}
+
+/** scaling_efficiency: [fraction of linear speed-up, link kind]; inside a server the link table
+ * (adapter_pcie for LoRA / QLoRA over PCIe), across servers also the fabric's loss beyond the platform's
+ * measured cluster size. */
+export function scalingEfficiency(gpu, cards, rules, cluster = null, adapter = false) {
   const link = linkKind(gpu, cards, rules.memory);
   if (link === "single") return [1, link];
+  const where = cluster || defaultCluster(rules);
+  const perNode = Math.min(cards, where.gpus_per_node);
   let intra = link;
-  if (link === "multi_node") intra = hasNvlinkClassLink(gpu) ? "nvlink" : "pcie";
-  const points = [...rules.speed.scaling[intra]].sort((a, b) => a.cards - b.cards);
+  if (link === "multi_node" || perNode < cards) intra = hasNvlinkClassLink(gpu) ? "nvlink" : "pcie";
+  const table = adapter && intra === "pcie" ? "adapter_pcie" : intra;
+  const points = [...rules.speed.scaling[table]].sort((a, b) => a.cards - b.cards);
   let eff = points[0].efficiency;
-  for (const p of points) if (p.cards <= cards) eff = p.efficiency;
-  if (link === "multi_node") eff *= rules.speed.scaling.multi_node_factor;
+  for (const p of points) if (p.cards <= perNode) eff = p.efficiency;
+  if (perNode < cards) {
+    const measured = platform(gpu, rules.speed).measured_gpus;
+    eff *= clusterScaling(cards, where, measured, rules.speed.scaling).efficiency;
+  }
   return [eff, link];
 }
 
-/** training_hours: hours to train on `tokens` tokens with `cards` cards of `gpu`. */
-export function trainingHours(req, tokens, gpu, cards, rules) {
+/** zero3_gather_seconds: one LoRA / QLoRA micro-step's all-gathers of a frozen base ZeRO-3 shards. */
+export function zero3GatherSeconds(req, gpu, cards, rules) {
+  if (!(req.workload === "lora" || req.workload === "qlora") || cards <= 1 || req.zero_stage < 3) return 0;
+  const passes = 2 + (req.grad_checkpointing ? 1 : 0);
+  const received = frozenBaseBytes(req, rules.memory) * (cards - 1) / cards;
+  return passes * received / (linkGbpsPerDirection(gpu, cards, rules.memory, rules.speed) * GIGA);
+}
+
+/** training_hours: hours to train on `tokens` tokens with `cards` cards of `gpu` (in `cluster`'s servers);
+ * `replicated`: every card holds the whole model (data parallel, no ZeRO-3 gathers). */
+export function trainingHours(req, tokens, gpu, cards, rules, cluster = null, replicated = false) {
   const speed = rules.speed;
   const flops = trainFlops(req, speed, tokens);
   const plat = platform(gpu, speed);
-  const [eff] = scalingEfficiency(gpu, cards, rules);
+  const adapter = req.workload === "lora" || req.workload === "qlora";
+  const [eff] = scalingEfficiency(gpu, cards, rules, cluster, adapter);
   const peak = tensorTflops(gpu) * TERA;
   const fine = finetuneCosts(req, gpu, rules);
   const microSteps = tokens / (req.batch * req.context * cards);
-  const seconds = flops * fine.hardware_factor / (cards * peak * plat.mfu * eff) + microSteps * fine.fixed_s;
+  const compute = flops * fine.hardware_factor / (cards * peak * plat.mfu * eff);
+  const gather = replicated ? 0 : zero3GatherSeconds(req, gpu, cards, rules);
+  const stall = gather > 0 && microSteps > 0 ? Math.max(0, gather - compute / microSteps) : 0;
+  const seconds = compute + microSteps * (fine.fixed_s + stall);
   const steps = seconds / SECONDS_PER_HOUR;
   const hours = steps / speed.training.goodput;
   const mfu = seconds > 0 ? flops / (cards * peak * seconds) : plat.mfu * eff;

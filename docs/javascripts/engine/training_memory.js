@@ -55,20 +55,17 @@ function states(req, mem) {
       use_zero: zero,
     };
   }
-  let baseFormat, regime, base;
+  let baseFormat, regime;
+  const base = frozenBaseBytes(req, mem);
   if (req.workload === "qlora") {
     baseFormat = tr.qlora_weight_format;
     regime = tr.qlora_activations;
-    base = weightBytes(arch, baseFormat, mem, tr.qlora_embedding_bits);
   } else if (req.precision === "mixed") {
     baseFormat = "fp32";
-    const recipe = tr.recipes.mixed;
-    regime = recipe.activations;
-    base = arch.params * recipe.weights;
+    regime = tr.recipes.mixed.activations;
   } else {
     baseFormat = req.precision;
     regime = baseFormat === "fp32" ? "fp32" : "bf16";
-    base = weightBytes(arch, baseFormat, mem);
   }
   let autocast = 0, dequant = 0;
   if (req.precision === "mixed" && req.workload === "lora") {
@@ -91,6 +88,14 @@ function states(req, mem) {
     regime,
     use_zero: zero,
   };
+}
+
+/** frozen_base_bytes: a LoRA / QLoRA job's frozen base weights, all cards together (bytes). */
+export function frozenBaseBytes(req, mem) {
+  const tr = mem.training;
+  if (req.workload === "qlora") return weightBytes(req.arch, tr.qlora_weight_format, mem, tr.qlora_embedding_bits);
+  if (req.precision === "mixed") return req.arch.params * tr.recipes.mixed.weights;
+  return weightBytes(req.arch, req.precision, mem);
 }
 
 /** _zero_buffers: ZeRO communication buffers on one card (bytes). */
