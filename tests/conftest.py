@@ -99,6 +99,7 @@ def make_project(tmp: Path, edit: Callable[[Path], None] | None = None) -> Path:
     (root / "docs" / "stylesheets").mkdir(parents=True)
     shutil.copy(REPO / "docs" / "javascripts" / "sortable.js", root / "docs" / "javascripts")
     shutil.copy(REPO / "docs" / "javascripts" / "calculator.js", root / "docs" / "javascripts")
+    shutil.copy(REPO / "docs" / "javascripts" / "messages.js", root / "docs" / "javascripts")
     shutil.copytree(REPO / "docs" / "javascripts" / "engine", root / "docs" / "javascripts" / "engine")
     shutil.copy(REPO / "docs" / "javascripts" / "ownership.js", root / "docs" / "javascripts")
     shutil.copy(REPO / "docs" / "javascripts" / "search.js", root / "docs" / "javascripts")

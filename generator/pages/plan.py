@@ -12,13 +12,13 @@ from generator.data.catalogue import Catalogue
 from generator.data.records import Billing, Gpu, Offer, Provider, Workload
 from generator.engine import cost as costs
 from generator.engine.flags import request_flags
-from generator.engine.links import describe_link
-from generator.engine.recommend import Option, editor_disagreement, links_cards, scenario_requires_cuda
+from generator.engine.links import link_reason
+from generator.engine.recommend import Option, links_cards, scenario_requires_cuda
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
 from generator.pages.calculator import calculator_data, calculator_query, scenario_flags
-from generator.pages.messages import explain
+from generator.pages.messages import assumption_text, explain
 from generator.pages.names import (
     COMPONENT_ROLE_NAMES,
     DELIVERY_NAMES,
@@ -478,7 +478,7 @@ def _gpu_context(pl: _Planner, row: LadderRow, pickable: list[Offer]) -> ctx.Gpu
         comparisons=comparisons.comparisons_for(results.pairs, gpu.id),
         pitfalls=[p for p in cat.pitfalls if gpu.id in p.gpus],
         links_cards=links_cards,
-        describe_link=describe_link,
+        link_reason=link_reason,
     )
 
 
@@ -551,7 +551,7 @@ def plan_model_pages(pl: _Planner) -> None:
         context = ctx.ModelContext(
             mp,
             faq,
-            [reader_text(a.text_zh) for a in mp.single_card.assumptions],
+            [reader_text(assumption_text(a)) for a in mp.single_card.assumptions],
             kind,
             _component_rows(mp),
             model_pages.speed_unconfirmed,
@@ -789,19 +789,20 @@ def _pitfall_items(cat: Catalogue, scenarios: dict[str, ScenarioResult]) -> list
 
 def _assumptions(r: ScenarioResult) -> list[str]:
     pick = r.rec.pick or (r.rec.options[0] if r.rec.options else None)
-    return [reader_text(a) for a in pick.sizing.assumptions] if pick else []
+    return [reader_text(assumption_text(a)) for a in pick.sizing.assumptions] if pick else []
 
 
 def _job_note(cat: Catalogue, pick: Option | None) -> str | None:
     """Why the pick's job rent is more than its hours: the tier's shortest rental, else None."""
     if pick is None or pick.offer is None or pick.job_hours is None:
         return None
-    return costs.minimum_rental_note(pick.offer, pick.job_hours, cat.rules.cost)
+    note = costs.minimum_rental_note(pick.offer, pick.job_hours, cat.rules.cost)
+    return explain(note) if note is not None else None
 
 
 def _reader_disagreement(cat: Catalogue, r: ScenarioResult) -> str | None:
-    """The engine's sentence with GPU names and delivery forms instead of ids."""
-    if r.disagreement is None:
+    """Where the editor's pick differs, in words, with GPU names and delivery forms instead of ids."""
+    if not r.disagreement:
         return None
-    words = editor_disagreement(r.scenario, r.rec, explain) or r.disagreement  # the exclusion in words
+    words = "；".join(explain(d) for d in r.disagreement)
     return reader_ids(words, {**{g.id: g.name for g in cat.gpus.values()}, **DELIVERY_NAMES})
