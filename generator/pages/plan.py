@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.data.catalogue import Catalogue
+from generator.data.datafiles import DataFile
 from generator.data.records import Billing, Gpu, Offer, Provider, Workload
 from generator.engine import cost as costs
 from generator.engine.flags import request_flags
@@ -73,18 +74,18 @@ PROVIDERS: Crumb = ("租赁平台", "providers/index.md")
 
 
 #: the data files of pages that show specs and prices only
-SPECS_PRICES = ("data/gpus.yaml", "data/offers.yaml", "data/rules.yaml")
+SPECS_PRICES = (DataFile.gpus.path, DataFile.offers.path, DataFile.rules.path)
 #: the data files a GPU page is made from
 GPU_INPUTS = (
-    "data/gpus.yaml",
-    "data/offers.yaml",
-    "data/providers.yaml",
-    "data/fx.yaml",
-    "data/models.yaml",
-    "data/scenarios.yaml",
+    DataFile.gpus.path,
+    DataFile.offers.path,
+    DataFile.providers.path,
+    DataFile.fx.path,
+    DataFile.models.path,
+    DataFile.scenarios.path,
 )
 #: the data files a provider page is made from
-PROVIDER_INPUTS = ("data/providers.yaml", "data/offers.yaml", "data/fx.yaml", "data/gpus.yaml")
+PROVIDER_INPUTS = (DataFile.providers.path, DataFile.offers.path, DataFile.fx.path, DataFile.gpus.path)
 
 
 class _Planner:
@@ -293,7 +294,7 @@ def plan_editions(pl: _Planner) -> None:
         "本期变化：数据更新记录",
         f"每次数据更新的变化：价格、规格、天梯排名和场景推荐。最近一次更新 {latest or '暂无'}。",
         ctx.EditionsContext(list(reversed(editions))),
-        ("data/editions.yaml",),
+        (DataFile.editions.path,),
         lastmod=latest,
     )
 
@@ -584,7 +585,7 @@ def plan_compare_pages(pl: _Planner) -> None:
             f"{pair.a.name} 对比 {pair.b.name}",
             f"{question}{text}",
             ctx.CompareContext(pair, jobs, text, (pl.by_id[pair.a.id], pl.by_id[pair.b.id]), pl.spec_rows),
-            SPECS_PRICES + ("data/scenarios.yaml",),
+            SPECS_PRICES + (DataFile.scenarios.path,),
             trail=(COMPARE,),
             extra_ld=(faq_ld([(question, text)]),),
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generator.data.catalogue import Catalogue
+from generator.data.datafiles import DataFile
 from generator.data.problems import Problem, Severity
 from generator.data.records import Scenario
 from generator.engine.cost import Usage
@@ -50,7 +51,7 @@ def editor_notices(cat: Catalogue, scenarios: dict[str, ScenarioResult]) -> list
     the page shows the computed pick and the disagreement; ``check --strict`` does not fail on it."""
     return [
         cat.locate(
-            "scenarios.yaml",
+            DataFile.scenarios,
             ("scenarios", i, "editor_pick"),
             "the rules disagree with the editor's pick: " + "; ".join(brief(d) for d in r.disagreement),
             Severity.notice,
