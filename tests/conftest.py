@@ -160,6 +160,25 @@ def built_mini(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mini project after one ``build --no-site`` (docs/ and its manifest exist). Read-only:
+    tests that change files take :func:`project`, a copy."""
+    from generator.cli.main import main
+
+    root = make_project(tmp_path_factory.mktemp("built"))
+    assert main(["--root", str(root), "build", "--no-site"]) == 0
+    return root
+
+
+@pytest.fixture
+def project(built: Path, tmp_path: Path) -> Path:
+    """A fresh copy of :func:`built` for one test to change."""
+    root = tmp_path / "proj"
+    shutil.copytree(built, root, symlinks=True)
+    return root
+
+
 # --------------------------------------------------------------------------- browser tests
 # Shared by tests/test_browser.py, test_calculator_browser.py and test_layout.py.
 
