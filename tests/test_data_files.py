@@ -54,7 +54,11 @@ def test_the_table_names_every_data_file() -> None:
     assert on_disk <= {f.value for f in DataFile}  # every bundled file is in the table
     assert set(DATA_FILES) == set(DataFile) and set(OPTIONAL_FILES) <= set(DataFile)
     assert {f.value for f in DataFile} - on_disk <= {f.value for f in OPTIONAL_FILES}
-    assert DataFile.gpus == "gpus.yaml" and DataFile.gpus.path == "data/gpus.yaml" and f"{DataFile.fx}" == "fx.yaml"
+    assert (
+        str(DataFile.gpus) == "gpus.yaml" and DataFile.gpus.path == "data/gpus.yaml" and f"{DataFile.fx}" == "fx.yaml"
+    )
+    keyed: dict[str, int] = {DataFile.gpus: 1}
+    assert keyed["gpus.yaml"] == 1  # a member is the name as a key too
     assert filename_literals(TABLE.read_text(encoding="utf-8"))  # the one place the names are written
 
 
