@@ -99,6 +99,7 @@ def make_project(tmp: Path, edit: Callable[[Path], None] | None = None) -> Path:
     (root / "docs" / "stylesheets").mkdir(parents=True)
     shutil.copy(REPO / "docs" / "javascripts" / "sortable.js", root / "docs" / "javascripts")
     shutil.copy(REPO / "docs" / "javascripts" / "calculator.js", root / "docs" / "javascripts")
+    shutil.copy(REPO / "docs" / "javascripts" / "messages.js", root / "docs" / "javascripts")
     shutil.copytree(REPO / "docs" / "javascripts" / "engine", root / "docs" / "javascripts" / "engine")
     shutil.copy(REPO / "docs" / "javascripts" / "ownership.js", root / "docs" / "javascripts")
     shutil.copy(REPO / "docs" / "javascripts" / "search.js", root / "docs" / "javascripts")
@@ -156,6 +157,25 @@ def built_mini(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     root = make_project(tmp_path_factory.mktemp("mini"))
     build(Project.at(root))
+    return root
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mini project after one ``build --no-site`` (docs/ and its manifest exist). Read-only:
+    tests that change files take :func:`project`, a copy."""
+    from generator.cli.main import main
+
+    root = make_project(tmp_path_factory.mktemp("built"))
+    assert main(["--root", str(root), "build", "--no-site"]) == 0
+    return root
+
+
+@pytest.fixture
+def project(built: Path, tmp_path: Path) -> Path:
+    """A fresh copy of :func:`built` for one test to change."""
+    root = tmp_path / "proj"
+    shutil.copytree(built, root, symlinks=True)
     return root
 
 

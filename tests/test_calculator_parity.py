@@ -8,7 +8,7 @@ same flags as the calculator's URL query and runs ``engine/workload.js`` over th
 embeds (:func:`generator.pages.calculator.calculator_data`). Compared for every option: the
 ranking order, whether it is excluded and why, the card count, delivery form, offer, memory per
 card, monthly cost, job hours and cost, serving concurrency, throughput and cost per million
-tokens, and the reasons word for word; and the pick. Inputs one side refuses must be refused by
+tokens, and the reasons as records (kind and parameters, nested records too); and the pick. Inputs one side refuses must be refused by
 the other. Every mismatch is printed with its input.
 
 Without node the test fails under CI=true (conftest.tools_required) and is skipped elsewhere.
@@ -163,7 +163,7 @@ def compare(py: Option, js: dict[str, Any]) -> list[str]:
         near(f"runner-up {u.offer.id} monthly", u.monthly.total, monthly)
         near(f"runner-up {u.offer.id} job", u.job_cost_cny, job)
         near(f"runner-up {u.offer.id} per 1,000 images", u.cost_per_kimage_cny, kimage)
-    same("reasons", py.reasons, js["reasons"])
+    same("reasons", [r.record() for r in py.reasons], js["reasons"])  # typed: {kind, params}, nested records too
     return bad
 
 
@@ -436,13 +436,13 @@ def test_the_random_inputs_reach_every_branch(random_run: Run) -> None:
     assert sum(1 for o in options if o.monthly and o.monthly.billing.value == "fixed_month") > 20
     assert sum(1 for o in options if o.sizing.serving and o.sizing.serving.capped) > 20
     assert len(excluded) >= 6, excluded
-    refusals = [
-        str(o.excluded.params["refusal"]) for o in options if o.excluded and o.excluded.kind == "unsupported_format"
-    ]
-    assert sum(1 for r in refusals if "不支持 BF16" in r) > 20  # BF16 jobs on V100/T4 (support.py's refusal text)
-    assert sum(1 for r in refusals if "要求计算能力" in r and "BF16" not in r) > 5
-    assert sum(1 for o in options if any("混合精度按 FP16" in r for r in o.reasons)) > 5
-    assert sum(1 for o in options if any("Marlin" in r for r in o.reasons) and o.eligible) > 5  # kernel notes
+    refusals = [o.excluded.params for o in options if o.excluded and o.excluded.kind == "unsupported_format"]
+    assert sum(1 for r in refusals if r["format"] == "BF16") > 20  # BF16 jobs on V100/T4 (support.py's refusal)
+    below_cc = [r for r in refusals if getattr(r["why"], "kind", None) == "format_below_cc" and r["format"] != "BF16"]
+    assert len(below_cc) > 5
+    notes = [[str(r.params.get("note", "")) for r in o.reasons] for o in options]
+    assert sum(1 for o in notes if any("混合精度按 FP16" in n for n in o)) > 5
+    assert sum(1 for o, n in zip(options, notes, strict=True) if any("Marlin" in x for x in n) and o.eligible) > 5
 
 
 def test_engines_refuse_the_same_inputs(bundled: Catalogue) -> None:

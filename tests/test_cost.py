@@ -10,6 +10,7 @@ from generator.data.catalogue import rate_on
 from generator.data.records import Currency, FxRate, Offer
 from generator.data.rules import CostRules
 from generator.engine import cost
+from generator.engine.reason import Reason, ReasonKind
 
 RULES = CostRules(
     hours_per_month=730,
@@ -136,11 +137,12 @@ def test_a_job_pays_at_least_the_shortest_rental_its_tier_sells() -> None:
     assert cost.job_cost_cny(node, cards=8, hours=73, pricing=PRICING) == pytest.approx(73000.0)
     assert cost.job_cost_cny(node, cards=8, hours=730, pricing=PRICING) == pytest.approx(73000.0)
     assert cost.job_cost_cny(node, cards=8, hours=731, pricing=PRICING) == pytest.approx(146000.0)
-    assert cost.minimum_rental_note(node, 73, RULES) == "按月计费，至少付满 1 个月"
+    assert cost.minimum_rental_note(node, 73, RULES) == Reason(ReasonKind.minimum_months, {"months": 1})
+    assert cost.minimum_rental_note(node, 731, RULES) == Reason(ReasonKind.minimum_months, {"months": 2})
     assert cost.minimum_rental_note(node, 730, RULES) is None
     day = offer(price=240, unit="day", billing="daily")
     assert cost.job_cost_cny(day, cards=1, hours=25, pricing=PRICING) == pytest.approx(480.0)
-    assert cost.minimum_rental_note(day, 25, RULES) == "按天计费，至少付满 2 天"
+    assert cost.minimum_rental_note(day, 25, RULES) == Reason(ReasonKind.minimum_days, {"days": 2})
     hourly = offer(price=10, unit="hour", billing="on_demand")
     assert cost.job_cost_cny(hourly, cards=1, hours=25, pricing=PRICING) == pytest.approx(250.0)
     assert cost.minimum_rental_note(hourly, 25, RULES) is None

@@ -13,9 +13,9 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
+from generator.data.datafiles import DATA_FILES
 from generator.data.records import Gpu, Offer, Scenario
 from generator.data.rules import Rules
-from generator.data.validate import DATA_FILES
 from generator.pages.contexts import EditorGuideContext
 from generator.pages.editor_guide import field_docs
 from generator.pages.escape import md

@@ -19,6 +19,7 @@ from generator.engine import image_speed
 from generator.engine.recommend import for_scenario
 from generator.engine.request import Request
 from generator.engine.sizing import Sizer, arch_for
+from generator.pages.messages import explain
 
 _CAT, _ = load_catalogue(REPO / "data", REPO)
 assert _CAT is not None
@@ -79,7 +80,7 @@ def test_rows_show_images_per_hour_and_cost_per_thousand() -> None:
         assert o.plan is not None and o.sizing.image is not None and o.images_per_hour is not None
         expected = o.plan.cards_billed * 3600 / o.sizing.image.seconds * o.plan.keep
         assert o.images_per_hour == pytest.approx(expected)
-        assert any("每千张约" in r and "只计 GPU 租金" in r for r in o.reasons), o.gpu.id
+        assert any("每千张约" in explain(r) and "只计 GPU 租金" in explain(r) for r in o.reasons), o.gpu.id
     values = [o.cost_per_kimage_cny or 0.0 for o in rows]
     assert values == sorted(values)  # ranked by cost per 1,000 images
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import fcntl
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, make_project
+from conftest import REPO
 from test_security import hold_lock, tree
 
 from generator import pipeline
@@ -39,18 +38,7 @@ def lock_is_held(root: Path) -> bool:
     return False
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = make_project(tmp_path_factory.mktemp("lock"))
-    assert main(["--root", str(root), "build", "--no-site"]) == 0
-    return root
-
-
-@pytest.fixture
-def project(built: Path, tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    shutil.copytree(built, root, symlinks=True)
-    return root
+# ``project``: a copy of the built mini project (tests/conftest.py).
 
 
 def test_build_reads_the_data_under_the_lock(

@@ -24,6 +24,7 @@ from generator.engine.memory import card_counts, estimate, min_gpus, usable_gib
 from generator.engine.request import BREAKDOWN_KEYS, Estimate, Request
 from generator.engine.training_memory import lora_params, model_state_bytes
 from generator.engine.units import GIB
+from generator.pages.messages import assumption_text
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = Rules.model_validate(yaml.safe_load((ROOT / "data" / "rules.yaml").read_text(encoding="utf-8")))
@@ -281,7 +282,7 @@ def test_breakdown_keys_and_total(kw: dict[str, Any]) -> None:
     assert (e.peak_phase == "inference") == (kw["workload"] == "inference")
     keys = [a.key for a in e.assumptions]
     assert len(keys) == len(set(keys))
-    assert all(a.text_zh for a in e.assumptions)
+    assert all(assumption_text(a) for a in e.assumptions)
 
 
 def test_card_counts() -> None:

@@ -17,6 +17,7 @@ from generator.engine.arch import Arch
 from generator.engine.cost import Usage
 from generator.engine.delivery import delivery_form
 from generator.engine.exclusion import ExclusionKind
+from generator.engine.reason import Reason, ReasonKind
 from generator.engine.recommend import (
     Constraints,
     Option,
@@ -28,7 +29,7 @@ from generator.engine.recommend import (
 )
 from generator.engine.request import Request
 from generator.engine.sizing import size_workload
-from generator.pages.messages import explain
+from generator.pages.messages import cards_label, explain
 
 REPO = Path(__file__).resolve().parent.parent
 _loaded, _ = load_catalogue(REPO / "data", REPO)
@@ -131,9 +132,13 @@ def test_scenario_editor_disagreement_is_explained(tmp_path: Path) -> None:
     )
     rec = for_scenario(cat, s)
     assert rec.pick is not None and rec.pick.gpu.id == "rtx-4090-24g"
-    assert editor_disagreement(s, rec) == (
+    why = Reason(ReasonKind.delivery_serving)
+    said = editor_disagreement(s, rec)
+    assert said == (Reason(ReasonKind.editor_delivery, {"editor": "bare_metal", "rule": "container", "why": why}),)
+    # the sentence the engine built before it returned records (test at fd6df2a)
+    assert [explain(r) for r in said] == [
         "编辑推荐交付形式 bare_metal，规则给出 container（推理服务选容器实例，便于弹性扩缩容、按需计费）"
-    )
+    ]
 
 
 def test_every_mini_scenario_has_a_computed_pick(tmp_path: Path) -> None:
@@ -158,8 +163,9 @@ def test_a_disagreeing_pick_is_a_notice_that_strict_check_accepts(tmp_path: Path
     notices = [p for p in gen.warnings if p.path.endswith("editor_pick")]
     notice = next(p for p in notices if "rtx-4090-24g" in p.format())
     assert notice.format().startswith("data/scenarios.yaml:")
-    assert ": notice: the rules disagree with the editor's pick: 编辑推荐 rtx-4090-24g（" in notice.format()
-    assert f"计算结果为 {pick.gpu.id}" in notice.format()
+    # the check names the records' kinds and ids (an editor's message, in no reader's language)
+    assert ": notice: the rules disagree with the editor's pick: editor_gpu(editor=rtx-4090-24g, " in notice.format()
+    assert f"computed={pick.gpu.id}, excluded=" in notice.format()
     page = gen.files["scenarios/full-13b.md"].decode("utf-8")
     # The reader sees GPU names where the editor's notice has ids.
     assert "编辑推荐 GeForce RTX 4090 24GB（" in page and f"计算结果为 {pick.gpu.name}" in page
@@ -179,7 +185,7 @@ def test_whole_machine_billing_uses_or_names_every_rented_card(tmp_path: Path) -
     assert full is not None and full.cards == 4 and full.sizing.job_hours is not None
     assert (full.cards_billed, full.cards_used, full.idle_cards) == (8, 8, 0)
     assert full.job_hours == pytest.approx(full.sizing.job_hours / 2)
-    assert full.cards_label == "8（用满整机）"
+    assert cards_label(full) == "8（用满整机）"
 
     serve = for_scenario(cat, cat.scenarios["serve-7b"]).option_for("a100-sxm-80g")
     assert serve is not None and serve.sizing.serving is not None and serve.served_tokens_per_s is not None
@@ -196,8 +202,9 @@ def test_whole_machine_billing_uses_or_names_every_rented_card(tmp_path: Path) -
     lora = recommend(cat, lambda gpu: size_workload(req, gpu, cat.rules), Workload.lora,
                      Constraints(usage=Usage.from_rules(cat.rules))).option_for("a100-sxm-80g")  # fmt: skip
     assert lora is not None and (lora.cards, lora.cards_billed, lora.idle_cards) == (1, 8, 7)
-    assert lora.cards_label == "1（整机 8 张，7 张闲置）"
-    assert "报价按整机 8 张卡计费，其中 7 张闲置也要付钱" in lora.reasons
+    assert cards_label(lora) == "1（整机 8 张，7 张闲置）"
+    assert Reason(ReasonKind.idle_cards, {"cards_billed": 8, "idle_cards": 7}) in lora.reasons
+    assert "报价按整机 8 张卡计费，其中 7 张闲置也要付钱" in [explain(r) for r in lora.reasons]
 
 
 def test_cards_without_bf16_refuse_bf16_and_train_mixed_in_fp16() -> None:
@@ -223,16 +230,17 @@ def test_cards_without_bf16_refuse_bf16_and_train_mixed_in_fp16() -> None:
         if bf16[gid].cards is not None:
             ex = bf16[gid].excluded
             assert ex is not None and ex.kind is ExclusionKind.unsupported_format
-            why = str(ex.params["refusal"])
+            why = explain(ex)
             assert why.startswith(f"{CAT.gpus[gid].name} 不支持 BF16") and "≥ 8.0" in why and why.endswith("改用 FP16")
-            assert explain(ex) == why and why not in bf16[gid].reasons  # the page says it once, from the table
+            assert ex.params["instead"] == Reason(ReasonKind.format_instead, {"formats": "FP16"})
+            assert why not in [explain(r) for r in bf16[gid].reasons]  # the page says it once, from the table
         assert getattr(fp16[gid].excluded, "kind", None) is not ExclusionKind.unsupported_format
         if mixed[gid].eligible:
-            assert any(mixed_as_fp16 in r for r in mixed[gid].reasons)
+            assert any(mixed_as_fp16 in explain(r) for r in mixed[gid].reasons)
     assert bf16["v100-pcie-32g"].cards == 1  # it fits: the refusal is the precision, not memory
     for gid in set(CAT.gpus) - no_bf16:
         assert getattr(bf16[gid].excluded, "kind", None) is not ExclusionKind.unsupported_format
-        assert not any(mixed_as_fp16 in r for r in mixed[gid].reasons)
+        assert not any(mixed_as_fp16 in explain(r) for r in mixed[gid].reasons)
 
 
 def test_model_pages_and_scenarios_follow_the_require_cuda_default() -> None:

@@ -14,6 +14,7 @@ import yaml
 from jsonschema import Draft202012Validator, FormatChecker
 
 from generator.cli.schemas import main
+from generator.data.datafiles import DATA_FILES
 from generator.data.schemas import (
     DRAFT,
     SCHEMA_DIR,
@@ -22,7 +23,6 @@ from generator.data.schemas import (
     stale_schemas,
     write_schemas,
 )
-from generator.data.validate import DATA_FILES
 
 REPO = Path(__file__).resolve().parent.parent
 NAMES = list(DATA_FILES)

@@ -81,19 +81,7 @@ def make_outside(base: Path) -> Path:
     return outside
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The mini project after one `build --no-site` (docs/ and its manifest exist)."""
-    root = make_project(tmp_path_factory.mktemp("built"))
-    assert main(["--root", str(root), "build", "--no-site"]) == 0
-    return root
-
-
-@pytest.fixture
-def project(built: Path, tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    shutil.copytree(built, root, symlinks=True)
-    return root
+# ``project``: a copy of the built mini project (tests/conftest.py).
 
 
 def run(root: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -23,6 +23,7 @@ from generator.engine.exclusion import ExclusionKind
 from generator.engine.recommend import Constraints, recommend
 from generator.engine.request import Request
 from generator.engine.sizing import size_workload
+from generator.pages.messages import explain
 
 REPO = Path(__file__).resolve().parent.parent
 _CAT, _ = load_catalogue(REPO / "data", REPO)
@@ -78,13 +79,13 @@ def test_fp8_follows_vllms_table() -> None:
     a100 = verdict("a100-sxm-80g", "fp8")  # Ampere: weight-only Marlin, with the note
     assert a100.runs and a100.kernel is not None and "Marlin" in a100.kernel and a100.note is not None
     v100 = verdict("v100-sxm2-32g", "fp8")
-    assert v100.refusal is not None and v100.refusal.startswith(
+    assert v100.refusal is not None and explain(v100.refusal).startswith(
         "V100 SXM2 32GB 不支持 FP8：vLLM 的 FP8 W8A8 要求计算能力 ≥ 8.9"
     )
-    assert "这张卡是 7.0" in v100.refusal
-    assert v100.refusal.endswith("改用 FP16")  # INT8 W8A8 does not run on Volta either (table: ❌)
+    assert "这张卡是 7.0" in explain(v100.refusal)
+    assert explain(v100.refusal).endswith("改用 FP16")  # INT8 W8A8 does not run on Volta either (table: ❌)
     t4 = verdict("t4-16g", "fp8")
-    assert t4.refusal is not None and t4.refusal.endswith("改用 INT8/FP16")  # Turing runs INT8 W8A8
+    assert t4.refusal is not None and explain(t4.refusal).endswith("改用 INT8/FP16")  # Turing runs INT8 W8A8
     assert verdict("mi300x", "fp8").kernel == "FP8 W8A8"  # the table's AMD GPU column
 
 
@@ -95,7 +96,7 @@ def test_int4_kernels_by_generation() -> None:
     v100 = verdict("v100-sxm2-32g", "int4")  # Volta: GPTQ only
     assert v100.kernel == "GPTQ" and v100.note is not None and "GPTQ" in v100.note
     mi = verdict("mi300x", "int4")  # AWQ, GPTQ and Marlin: ❌ in the AMD GPU column
-    assert mi.refusal is not None and "AMD" in mi.refusal and mi.refusal.endswith("改用 Q4_K_M/FP16")
+    assert mi.refusal is not None and "AMD" in explain(mi.refusal) and explain(mi.refusal).endswith("改用 Q4_K_M/FP16")
 
 
 def test_mxfp4_follows_vllms_gpt_oss_recipe() -> None:
@@ -155,9 +156,9 @@ def test_fp8_serving_never_picks_a_card_that_cannot_run_it() -> None:
         cc = o.gpu.compute_capability
         if cc is not None and cc < 8.0 and o.cards is not None:
             assert o.excluded is not None and o.excluded.kind is ExclusionKind.unsupported_format, o.gpu.id
-            assert "不支持 FP8" in str(o.excluded.params["refusal"]), o.gpu.id
+            assert o.excluded.params["format"] == "FP8" and "不支持 FP8" in explain(o.excluded), o.gpu.id
         if o.eligible and cc is not None and cc < 8.9:
-            assert any("Marlin" in r for r in o.reasons), o.gpu.id  # weight-only, said so
+            assert any("Marlin" in explain(r) for r in o.reasons), o.gpu.id  # weight-only, said so
     assert rec.pick is not None and (rec.pick.gpu.compute_capability or 0) >= 8.0
 
 
@@ -167,5 +168,5 @@ def test_qlora_needs_its_4bit_base_to_run() -> None:
     arch = Arch.from_params(7, defaults=CAT.rules.memory.arch_defaults)
     req = Request.with_defaults(CAT.rules.defaults, Workload.qlora, arch, Precision.bf16)
     refused = support.check_request(CAT.gpus["ascend-910b"], req, CAT.rules).refusal
-    assert refused is not None and "NF4" in refused
+    assert refused is not None and refused.params["format"] == "NF4" and "NF4" in explain(refused)
     assert support.check_request(CAT.gpus["a100-sxm-80g"], req, CAT.rules).runs

@@ -11,6 +11,7 @@ import { cny, fixed, grouped } from "./engine/py.js";
 import { readHfConfig } from "./engine/hfconfig.js";
 import { ARCH_FLAGS, CLI_PRECISION, KNOWN, VARIANT_FLAGS, catalogue, recommendResult } from "./engine/workload.js";
 import { idleCards } from "./engine/recommend.js";
+import { explain as explainRecord } from "./messages.js";
 
 /** Cards in words, as the pages print them (Option.cards_label): "4", "8（用满整机）", "1（整机 8 张，7 张闲置）". */
 function cardsText(o) {
@@ -255,15 +256,9 @@ function init() {
     return "—";
   }
 
-  /** An exclusion record {kind, params} in words, from the message table the page ships
-   * (generator/pages/messages.py): integers with thousands separators, billing tiers by name. */
-  function explain(ex) {
-    return data.messages.exclusion[ex.kind].replace(/\{(\w+)\}/g, (_, k) => {
-      const v = ex.params[k];
-      if (Array.isArray(v)) return v.map((b) => data.names.billing[b] || b).join("、");
-      return typeof v === "number" ? v.toLocaleString("en-US") : v;
-    });
-  }
+  /** A reason or exclusion record in words, from the message tables the page ships (messages.js). */
+  const explain = (record) => explainRecord(data.messages, data.names.billing, record);
+  const explainExclusion = (ex) => explainRecord(data.messages, data.names.billing, ex, "exclusion");
 
   /** How long a job runs: hours under a day, days (and hours) from a day on; never "0.0 天". */
   const duration = (h) => (h < 24 ? `${grouped(h, 1)} 小时` : `${fixed(h / 24, 1)} 天（${grouped(h, 0)} 小时）`);
@@ -317,7 +312,8 @@ function init() {
     const td = el("td");
     td.colSpan = 8;
     const ul = el("ul");
-    for (const r of o.excluded ? [...o.reasons, explain(o.excluded)] : o.reasons) ul.appendChild(el("li", r));
+    for (const r of o.reasons) ul.appendChild(el("li", explain(r)));
+    if (o.excluded) ul.appendChild(el("li", explainExclusion(o.excluded)));
     if (o.runner_ups.length) {
       ul.appendChild(el("li", "其他平台同样配置：" + o.runner_ups.map((u) => `${u.offer.label}，每月约 ${cny(u.monthly.total)}`).join("；")));
     }
@@ -372,7 +368,7 @@ function init() {
     const ul = el("ul");
     const counts = new Map();
     for (const o of rec.options) {
-      const key = o.excluded.kind === "over_budget" ? `超出月预算 ${cny(r.constraints.budget_cny_month)}` : explain(o.excluded);
+      const key = o.excluded.kind === "over_budget" ? `超出月预算 ${cny(r.constraints.budget_cny_month)}` : explainExclusion(o.excluded);
       counts.set(key, (counts.get(key) || []).concat(o.gpu.name));
     }
     for (const [why, gpus] of counts) {
@@ -433,7 +429,7 @@ function init() {
     excludedBox.querySelector("tbody").replaceChildren(...excluded.map((o) => {
       const tr = el("tr");
       tr.dataset.gpu = o.gpu.id;
-      tr.append(el("td", o.gpu.name), el("td", explain(o.excluded)));
+      tr.append(el("td", o.gpu.name), el("td", explainExclusion(o.excluded)));
       return tr;
     }));
   }

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from generator.cli.reader_bench import report
+from generator.data.datafiles import DataFile
 from generator.data.validate import load_catalogue
 from generator.pages.files import generated_files
 from generator.pipeline import Project
@@ -85,7 +86,7 @@ def html_weight(site: Path) -> tuple[int, float, float]:
 
 def scale_models(project: Project, copies: int) -> None:
     """Append ``copies - 1`` renamed copies of every model entry to models.yaml."""
-    path = project.data / "models.yaml"
+    path = project.data / DataFile.models
     text = path.read_text(encoding="utf-8")
     head, _, body = text.partition("models:\n")
     extra = []

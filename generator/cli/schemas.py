@@ -9,8 +9,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from generator.data.datafiles import DATA_FILES
 from generator.data.schemas import stale_schemas, write_schemas
-from generator.data.validate import DATA_FILES
 
 
 def main(argv: Sequence[str] | None = None) -> int:

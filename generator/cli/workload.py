@@ -30,7 +30,7 @@ from generator.engine.recommend import Constraints, Option, Recommendation, reco
 from generator.engine.request import Request
 from generator.engine.sizing import MAX_CARDS, arch_for, output_tokens, size_workload
 from generator.formats import cny
-from generator.pages.messages import explain
+from generator.pages.messages import assumption_text, explain
 from generator.pipeline import Project
 
 #: Largest cluster ``estimate --gpus`` takes: Llama 3 405B trained on 16,384 H100 (Llama 3 paper §3.3),
@@ -388,7 +388,7 @@ def run_estimate(project: Project, args: argparse.Namespace) -> int:
         "peak_phase": est.peak_phase.value,
         "gpus": req.gpus,
         "zero_stage": req.zero_stage,
-        "assumptions": [{"key": a.key, "value": a.value, "text": a.text_zh} for a in est.assumptions],
+        "assumptions": [{"key": a.key, "value": a.value, "text": assumption_text(a)} for a in est.assumptions],
     }
     if est.detail:
         out["detail"] = [{"label": label, "gib": round(v, 3)} for label, v in est.detail]
@@ -416,7 +416,7 @@ def run_estimate(project: Project, args: argparse.Namespace) -> int:
         for k, v in out["speed"].items():
             print(f"  {k:<24} {v}")
     for a in est.assumptions:
-        print(f"  - {a.text_zh}")
+        print(f"  - {assumption_text(a)}")
     return 0
 
 
@@ -472,7 +472,7 @@ def recommend_result(cat: Catalogue, args: argparse.Namespace) -> dict[str, Any]
                 **_option_speed(o),
                 "excluded": explain(o.excluded) if o.excluded else None,
                 "exclusion": o.excluded.record() if o.excluded else None,
-                "reasons": o.reasons + ([explain(o.excluded)] if o.excluded else []),
+                "reasons": [explain(x) for x in o.reasons] + ([explain(o.excluded)] if o.excluded else []),
             }
         )
     return {"options": rows, "pick": rows[0]["gpu"] if rec.pick else None}

@@ -10,6 +10,7 @@ a per-card price that rises with the card count of the same provider, GPU, deliv
 from __future__ import annotations
 
 from generator.data.catalogue import Catalogue
+from generator.data.datafiles import DataFile
 from generator.data.problems import Problem, Severity
 from generator.data.records import Offer, PricePer
 
@@ -33,7 +34,7 @@ def _future_dates(cat: Catalogue) -> list[Problem]:
     )
     return [
         cat.locate(
-            "offers.yaml", ("offers", i, "as_of"), f"dated {o.as_of}, after the build date {cat.build_date}: {why}"
+            DataFile.offers, ("offers", i, "as_of"), f"dated {o.as_of}, after the build date {cat.build_date}: {why}"
         )
         for i, o in enumerate(cat.offers)
         if o.as_of > cat.build_date
@@ -50,9 +51,9 @@ def _node_only(cat: Catalogue) -> list[Problem]:
             continue
         j = prov.node_only.index(shape)  # type: ignore[union-attr]
         line = (
-            cat.docs["providers.yaml"].mark(("providers", list(cat.providers).index(o.provider), "node_only", j)).line
+            cat.docs[DataFile.providers].mark(("providers", list(cat.providers).index(o.provider), "node_only", j)).line
         )
-        out.append(cat.locate("offers.yaml", ("offers", i, "cards"),
+        out.append(cat.locate(DataFile.offers, ("offers", i, "cards"),
             f"{prov.name} rents {o.gpu} only as {shape.cards}-card nodes (providers.yaml line {line}); "  # type: ignore[union-attr]
             f"a per-GPU price of that node is cards: {shape.cards} with per: card"))  # fmt: skip
     return out
@@ -80,7 +81,7 @@ def _rising_per_card(cat: Catalogue) -> list[Problem]:
         if not cheaper:
             continue
         s = min(cheaper, key=per_card)
-        out.append(cat.locate("offers.yaml", ("offers", i),
+        out.append(cat.locate(DataFile.offers, ("offers", i),
             f"{o.cards} cards cost {per_card(o):g} {o.currency.value} per card per {o.unit.value}, more than the "
             f"{s.cards}-card instance {s.id} ({per_card(s):g}); a bigger instance of the same family is rarely dearer "
             "per card: check it is the same OS (Windows rates), unit and region, or say why in shape_note",

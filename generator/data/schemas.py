@@ -8,7 +8,7 @@ schema named on each data file's first line::
 and then checks fields, enum values and number ranges as you type, and offers the
 field descriptions as hover text and completion. The schemas are never written by
 hand: :func:`schema_files` builds them from the pydantic models listed in
-:data:`generator.data.validate.DATA_FILES`, and a test fails when the committed copies
+:data:`generator.data.datafiles.DATA_FILES`, and a test fails when the committed copies
 under ``data/schemas/`` are out of date. Regenerate with ``make schemas``
 (``make schemas``, :mod:`generator.cli.schemas`); ``--check`` only reports stale files.
 
@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from generator.data.validate import DATA_FILES
+from generator.data.datafiles import DATA_FILES
 
 #: Folder of the generated schemas, relative to the project root.
 SCHEMA_DIR = "data/schemas"

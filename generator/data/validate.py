@@ -18,62 +18,15 @@ from pydantic import BaseModel, ValidationError
 
 from generator.data.catalogue import Catalogue
 from generator.data.characters import BIDI_CLASS
-from generator.data.editorial import (
-    BuyersFile,
-    ClaimsFile,
-    OwnershipFile,
-    Tolerance,
-    TrendsFile,
-)
+from generator.data.datafiles import DATA_FILES, OPTIONAL_FILES, DataFile
 from generator.data.load import Document, load_file
 from generator.data.market_check import market_problems
 from generator.data.problems import Problem, YamlPath, format_path
 from generator.data.records import (
-    ApiPricesFile,
-    ComparisonsFile,
     Currency,
-    EditionsFile,
-    FxFile,
-    GpusFile,
     ModelKind,
-    ModelsFile,
-    OffersFile,
-    PitfallsFile,
-    ProvidersFile,
-    ScenariosFile,
     Workload,
 )
-from generator.data.rules import Rules
-
-#: file name -> (key every entry list lives under, record model of the whole file)
-DATA_FILES: dict[str, tuple[str, type[BaseModel]]] = {
-    "gpus.yaml": ("gpus", GpusFile),
-    "offers.yaml": ("offers", OffersFile),
-    "providers.yaml": ("providers", ProvidersFile),
-    "fx.yaml": ("rates", FxFile),
-    "models.yaml": ("models", ModelsFile),
-    "scenarios.yaml": ("scenarios", ScenariosFile),
-    "pitfalls.yaml": ("pitfalls", PitfallsFile),
-    "rules.yaml": ("cost", Rules),
-    "editions.yaml": ("editions", EditionsFile),
-    "comparisons.yaml": ("comparisons", ComparisonsFile),
-    "claims.yaml": ("claims", ClaimsFile),
-    "ownership.yaml": ("purchases", OwnershipFile),
-    "buyers.yaml": ("buyers", BuyersFile),
-    "trends.yaml": ("facts", TrendsFile),
-    "api_prices.yaml": ("prices", ApiPricesFile),
-}
-#: Files a project may leave out; they then count as empty (ownership: no rent-or-buy table).
-OPTIONAL_FILES: dict[str, BaseModel | None] = {
-    "editions.yaml": EditionsFile(editions=[]),
-    "fx.yaml": FxFile(rates=[]),
-    "comparisons.yaml": ComparisonsFile(comparisons=[]),
-    "claims.yaml": ClaimsFile(tolerance=Tolerance(holds=0.15, partly=0.35), claims=[]),
-    "ownership.yaml": None,
-    "buyers.yaml": BuyersFile(buyers=[]),
-    "trends.yaml": TrendsFile(facts=[]),
-    "api_prices.yaml": ApiPricesFile(prices=[]),
-}
 
 
 def load_catalogue(
@@ -114,23 +67,23 @@ def load_catalogue(
     if len(records) + len(absent) != len(DATA_FILES):
         return None, problems
     cat = Catalogue(
-        gpus={g.id: g for g in records["gpus.yaml"].gpus},  # type: ignore[attr-defined]
-        offers=list(records["offers.yaml"].offers),  # type: ignore[attr-defined]
-        models={m.id: m for m in records["models.yaml"].models},  # type: ignore[attr-defined]
-        scenarios={s.id: s for s in records["scenarios.yaml"].scenarios},  # type: ignore[attr-defined]
-        pitfalls=list(records["pitfalls.yaml"].pitfalls),  # type: ignore[attr-defined]
-        rules=records["rules.yaml"],  # type: ignore[arg-type]
-        editions=list(records["editions.yaml"].editions),  # type: ignore[attr-defined]
-        claims=records["claims.yaml"],  # type: ignore[arg-type]
-        ownership=records.get("ownership.yaml"),  # type: ignore[arg-type]
-        buyers=records["buyers.yaml"],  # type: ignore[arg-type]
-        trends=records["trends.yaml"],  # type: ignore[arg-type]
-        api_prices=list(records["api_prices.yaml"].prices),  # type: ignore[attr-defined]
+        gpus={g.id: g for g in records[DataFile.gpus].gpus},  # type: ignore[attr-defined]
+        offers=list(records[DataFile.offers].offers),  # type: ignore[attr-defined]
+        models={m.id: m for m in records[DataFile.models].models},  # type: ignore[attr-defined]
+        scenarios={s.id: s for s in records[DataFile.scenarios].scenarios},  # type: ignore[attr-defined]
+        pitfalls=list(records[DataFile.pitfalls].pitfalls),  # type: ignore[attr-defined]
+        rules=records[DataFile.rules],  # type: ignore[arg-type]
+        editions=list(records[DataFile.editions].editions),  # type: ignore[attr-defined]
+        claims=records[DataFile.claims],  # type: ignore[arg-type]
+        ownership=records.get(DataFile.ownership),  # type: ignore[arg-type]
+        buyers=records[DataFile.buyers],  # type: ignore[arg-type]
+        trends=records[DataFile.trends],  # type: ignore[arg-type]
+        api_prices=list(records[DataFile.api_prices].prices),  # type: ignore[attr-defined]
         inputs=tuple(_display(data_dir / f, display_root) for f in DATA_FILES if f in docs),
         docs=docs,
-        providers={p.id: p for p in records["providers.yaml"].providers},  # type: ignore[attr-defined]
-        fx=list(records["fx.yaml"].rates),  # type: ignore[attr-defined]
-        searched=list(records["comparisons.yaml"].comparisons),  # type: ignore[attr-defined]
+        providers={p.id: p for p in records[DataFile.providers].providers},  # type: ignore[attr-defined]
+        fx=list(records[DataFile.fx].rates),  # type: ignore[attr-defined]
+        searched=list(records[DataFile.comparisons].comparisons),  # type: ignore[attr-defined]
         build_date=build_date,
     )
     problems += cross_check(cat, docs)
@@ -406,13 +359,13 @@ def reference_check(docs: dict[str, Document]) -> list[Problem]:
             at(filename, (key, i, "id"), f'duplicate id "{dup}" (first used at line {line}); ids must be unique')
 
     known = {
-        "providers.yaml": _ids(_entries(docs, "providers.yaml", "providers")),
-        "gpus.yaml": _ids(_entries(docs, "gpus.yaml", "gpus")),
-        "models.yaml": _ids(_entries(docs, "models.yaml", "models")),
-        "scenarios.yaml": _ids(_entries(docs, "scenarios.yaml", "scenarios")),
+        DataFile.providers: _ids(_entries(docs, DataFile.providers, "providers")),
+        DataFile.gpus: _ids(_entries(docs, DataFile.gpus, "gpus")),
+        DataFile.models: _ids(_entries(docs, DataFile.models, "models")),
+        DataFile.scenarios: _ids(_entries(docs, DataFile.scenarios, "scenarios")),
     }
 
-    def ref(filename: str, path: YamlPath, value: Any, target: str) -> None:
+    def ref(filename: str, path: YamlPath, value: Any, target: DataFile) -> None:
         ids = known[target]
         if ids is None or not isinstance(value, str) or value in ids:
             return
@@ -420,48 +373,48 @@ def reference_check(docs: dict[str, Document]) -> list[Problem]:
         hint = f'; did you mean "{close[0]}"?' if close else f" in {target}"
         at(filename, path, f'unknown {target.split(".", maxsplit=1)[0].rstrip("s")} id "{value}"{hint}')
 
-    known["offers.yaml"] = _ids(_entries(docs, "offers.yaml", "offers"))
-    for i, o in enumerate(_entries(docs, "offers.yaml", "offers") or []):
-        ref("offers.yaml", ("offers", i, "replaces"), field(o, "replaces"), "offers.yaml")
-        ref("offers.yaml", ("offers", i, "provider"), field(o, "provider"), "providers.yaml")
-        ref("offers.yaml", ("offers", i, "gpu"), field(o, "gpu"), "gpus.yaml")
-    for i, pair in enumerate(_entries(docs, "comparisons.yaml", "comparisons") or []):
-        ref("comparisons.yaml", ("comparisons", i, "a"), field(pair, "a"), "gpus.yaml")
-        ref("comparisons.yaml", ("comparisons", i, "b"), field(pair, "b"), "gpus.yaml")
-    for i, sc in enumerate(_entries(docs, "scenarios.yaml", "scenarios") or []):
-        ref("scenarios.yaml", ("scenarios", i, "model"), field(sc, "model"), "models.yaml")
+    known[DataFile.offers] = _ids(_entries(docs, DataFile.offers, "offers"))
+    for i, o in enumerate(_entries(docs, DataFile.offers, "offers") or []):
+        ref(DataFile.offers, ("offers", i, "replaces"), field(o, "replaces"), DataFile.offers)
+        ref(DataFile.offers, ("offers", i, "provider"), field(o, "provider"), DataFile.providers)
+        ref(DataFile.offers, ("offers", i, "gpu"), field(o, "gpu"), DataFile.gpus)
+    for i, pair in enumerate(_entries(docs, DataFile.comparisons, "comparisons") or []):
+        ref(DataFile.comparisons, ("comparisons", i, "a"), field(pair, "a"), DataFile.gpus)
+        ref(DataFile.comparisons, ("comparisons", i, "b"), field(pair, "b"), DataFile.gpus)
+    for i, sc in enumerate(_entries(docs, DataFile.scenarios, "scenarios") or []):
+        ref(DataFile.scenarios, ("scenarios", i, "model"), field(sc, "model"), DataFile.models)
         ref(
-            "scenarios.yaml",
+            DataFile.scenarios,
             ("scenarios", i, "editor_pick", "gpu"),
             field(field(sc, "editor_pick"), "gpu"),
-            "gpus.yaml",
+            DataFile.gpus,
         )
-    for i, pf in enumerate(_entries(docs, "pitfalls.yaml", "pitfalls") or []):
+    for i, pf in enumerate(_entries(docs, DataFile.pitfalls, "pitfalls") or []):
         gpus = field(pf, "gpus")
         for j, g in enumerate(gpus if isinstance(gpus, list) else []):
-            ref("pitfalls.yaml", ("pitfalls", i, "gpus", j), g, "gpus.yaml")
-        ref("pitfalls.yaml", ("pitfalls", i, "scenario"), field(pf, "scenario"), "scenarios.yaml")
-    for i, cl in enumerate(_entries(docs, "claims.yaml", "claims") or []):
+            ref(DataFile.pitfalls, ("pitfalls", i, "gpus", j), g, DataFile.gpus)
+        ref(DataFile.pitfalls, ("pitfalls", i, "scenario"), field(pf, "scenario"), DataFile.scenarios)
+    for i, cl in enumerate(_entries(docs, DataFile.claims, "claims") or []):
         check = field(cl, "check")
-        for name, target in (("gpu", "gpus.yaml"), ("versus", "gpus.yaml"), ("model", "models.yaml")):
-            ref("claims.yaml", ("claims", i, "check", name), field(check, name), target)
+        for name, target in (("gpu", DataFile.gpus), ("versus", DataFile.gpus), ("model", DataFile.models)):
+            ref(DataFile.claims, ("claims", i, "check", name), field(check, name), target)
         models = field(check, "models")
         for j, m in enumerate(models if isinstance(models, list) else []):
-            ref("claims.yaml", ("claims", i, "check", "models", j), m, "models.yaml")
-    for i, pu in enumerate(_entries(docs, "ownership.yaml", "purchases") or []):
-        ref("ownership.yaml", ("purchases", i, "gpu"), field(pu, "gpu"), "gpus.yaml")
-    for i, b in enumerate(_entries(docs, "buyers.yaml", "buyers") or []):
+            ref(DataFile.claims, ("claims", i, "check", "models", j), m, DataFile.models)
+    for i, pu in enumerate(_entries(docs, DataFile.ownership, "purchases") or []):
+        ref(DataFile.ownership, ("purchases", i, "gpu"), field(pu, "gpu"), DataFile.gpus)
+    for i, b in enumerate(_entries(docs, DataFile.buyers, "buyers") or []):
         picks = field(b, "article_picks")
         for j, g in enumerate(picks if isinstance(picks, list) else []):
-            ref("buyers.yaml", ("buyers", i, "article_picks", j), g, "gpus.yaml")
+            ref(DataFile.buyers, ("buyers", i, "article_picks", j), g, DataFile.gpus)
         loads = field(b, "workloads")
         for j, w in enumerate(loads if isinstance(loads, list) else []):
-            ref("buyers.yaml", ("buyers", i, "workloads", j, "scenario"), field(w, "scenario"), "scenarios.yaml")
-            ref("buyers.yaml", ("buyers", i, "workloads", j, "model"), field(w, "model"), "models.yaml")
-    if "rules.yaml" in docs:
-        refs = field(field(docs["rules.yaml"].value, "pages"), "compare_reference_scenarios")
+            ref(DataFile.buyers, ("buyers", i, "workloads", j, "scenario"), field(w, "scenario"), DataFile.scenarios)
+            ref(DataFile.buyers, ("buyers", i, "workloads", j, "model"), field(w, "model"), DataFile.models)
+    if DataFile.rules in docs:
+        refs = field(field(docs[DataFile.rules].value, "pages"), "compare_reference_scenarios")
         for j, sid in enumerate(refs if isinstance(refs, list) else []):
-            ref("rules.yaml", ("pages", "compare_reference_scenarios", j), sid, "scenarios.yaml")
+            ref(DataFile.rules, ("pages", "compare_reference_scenarios", j), sid, DataFile.scenarios)
     return problems
 
 
@@ -474,61 +427,65 @@ def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
 
     for i, p in enumerate(cat.pitfalls):
         if p.evidence.value == "figures" and not (p.gpus and p.figures):
-            at("pitfalls.yaml", ("pitfalls", i, "evidence"), "evidence: figures needs both gpus and figures")
+            at(DataFile.pitfalls, ("pitfalls", i, "evidence"), "evidence: figures needs both gpus and figures")
         if p.evidence.value in ("hidden_costs", "overkill") and p.scenario is None:
-            at("pitfalls.yaml", ("pitfalls", i, "evidence"), f"evidence: {p.evidence.value} needs a scenario")
+            at(DataFile.pitfalls, ("pitfalls", i, "evidence"), f"evidence: {p.evidence.value} needs a scenario")
     for i, m in enumerate(cat.models.values()):
         for j, plan in enumerate(m.deployments):
             if plan.gpu not in cat.gpus:
                 close = difflib.get_close_matches(plan.gpu, list(cat.gpus), n=1)
                 hint = f'; did you mean "{close[0]}"?' if close else ""
-                at("models.yaml", ("models", i, "deployments", j, "gpu"), f'no GPU has id "{plan.gpu}"{hint}')
+                at(DataFile.models, ("models", i, "deployments", j, "gpu"), f'no GPU has id "{plan.gpu}"{hint}')
     for i, g in enumerate(cat.gpus.values()):
         if g.bf16_tflops_dense is None and g.fp16_tflops_dense is None:
-            at("gpus.yaml", ("gpus", i), "needs bf16_tflops_dense or fp16_tflops_dense to place it on the ladder")
+            at(DataFile.gpus, ("gpus", i), "needs bf16_tflops_dense or fp16_tflops_dense to place it on the ladder")
         if (g.interconnect is None) != (g.interconnect_gbps is None):
-            at("gpus.yaml", ("gpus", i, "interconnect"), "set interconnect and interconnect_gbps together, or neither")
+            at(
+                DataFile.gpus,
+                ("gpus", i, "interconnect"),
+                "set interconnect and interconnect_gbps together, or neither",
+            )
     by_id = {o.id: o for o in cat.offers}
     for i, o in enumerate(cat.offers):
         old = by_id.get(o.replaces) if o.replaces else None
         if old is None:
             continue
         if old.id == o.id:
-            at("offers.yaml", ("offers", i, "replaces"), "an offer cannot replace itself")
+            at(DataFile.offers, ("offers", i, "replaces"), "an offer cannot replace itself")
         elif (old.provider, old.gpu) != (o.provider, o.gpu):
-            at("offers.yaml", ("offers", i, "replaces"),
+            at(DataFile.offers, ("offers", i, "replaces"),
                f'"{old.id}" is {old.provider}\'s {old.gpu}; an offer replaces only an older price of the same '
                "provider and GPU")  # fmt: skip
         elif old.as_of >= o.as_of:
-            at("offers.yaml", ("offers", i, "replaces"),
+            at(DataFile.offers, ("offers", i, "replaces"),
                f'"{old.id}" is dated {old.as_of}, not before this offer ({o.as_of}); only an older price is replaced')  # fmt: skip
     rated = {r.currency for r in cat.fx}
     for i, o in enumerate(cat.offers):
         if o.currency is not Currency.cny and o.currency not in rated:
-            at("offers.yaml", ("offers", i, "currency"),
+            at(DataFile.offers, ("offers", i, "currency"),
                f"no exchange rate for {o.currency.value} in fx.yaml; add a dated rate with its source "
                "so the price can be shown in yuan")  # fmt: skip
     for i, prov in enumerate(cat.providers.values()):
         for j, x in enumerate(prov.extras):
             if x.currency is not Currency.cny and x.currency not in rated:
-                at("providers.yaml", ("providers", i, "extras", j, "currency"),
+                at(DataFile.providers, ("providers", i, "extras", j, "currency"),
                    f"no exchange rate for {x.currency.value} in fx.yaml; add a dated rate with its source")  # fmt: skip
     seen: dict[frozenset[str], int] = {}
     for i, pair in enumerate(cat.searched):
         key = frozenset((pair.a, pair.b))
         if pair.a == pair.b:
-            at("comparisons.yaml", ("comparisons", i, "b"), f'a pair needs two different GPUs; both are "{pair.a}"')
+            at(DataFile.comparisons, ("comparisons", i, "b"), f'a pair needs two different GPUs; both are "{pair.a}"')
         elif key in seen:
-            line = docs["comparisons.yaml"].mark(("comparisons", seen[key])).line
-            at("comparisons.yaml", ("comparisons", i), f"this pair is already listed at line {line}; remove one")
+            line = docs[DataFile.comparisons].mark(("comparisons", seen[key])).line
+            at(DataFile.comparisons, ("comparisons", i), f"this pair is already listed at line {line}; remove one")
         else:
             seen[key] = i
     for i, m in enumerate(cat.models.values()):
         if m.kind.value == "llm" and None in (m.layers, m.hidden, m.heads, m.vocab):
-            at("models.yaml", ("models", i), "an llm needs layers, hidden, heads and vocab for the memory estimate")
+            at(DataFile.models, ("models", i), "an llm needs layers, hidden, heads and vocab for the memory estimate")
         if (m.experts is None) != (m.experts_per_token is None):
             at(
-                "models.yaml",
+                DataFile.models,
                 ("models", i),
                 "set experts and experts_per_token together for a mixture-of-experts model",
             )
@@ -541,20 +498,20 @@ def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
         here = ("scenarios", i)
         if model.kind.value == "diffusion":
             if sc.context is not None:
-                at("scenarios.yaml", (*here, "context"), "an image model has no token context; give the image side "
+                at(DataFile.scenarios, (*here, "context"), "an image model has no token context; give the image side "
                    "as resolution (e.g. resolution: 1024 for 1024×1024) and remove context")  # fmt: skip
             if sc.output_tokens is not None:
-                at("scenarios.yaml", (*here, "output_tokens"), "output_tokens is for language models; remove it")
+                at(DataFile.scenarios, (*here, "output_tokens"), "output_tokens is for language models; remove it")
         else:
             for name in ("resolution", "offload"):
                 if getattr(sc, name) is not None:
-                    at("scenarios.yaml", (*here, name), f"{name} is for image models; remove it")
+                    at(DataFile.scenarios, (*here, name), f"{name} is for image models; remove it")
             context = sc.context or cat.rules.defaults.context
             if sc.output_tokens is not None and sc.output_tokens >= context:
-                at("scenarios.yaml", (*here, "output_tokens"), f"output_tokens ({sc.output_tokens}) must be below "
+                at(DataFile.scenarios, (*here, "output_tokens"), f"output_tokens ({sc.output_tokens}) must be below "
                    f"the context ({context} tokens: prompt + output); raise context or lower output_tokens")  # fmt: skip
             if sc.output_tokens is not None and sc.workload.value != "inference":
-                at("scenarios.yaml", (*here, "output_tokens"), "output_tokens is for serving (workload: inference)")
+                at(DataFile.scenarios, (*here, "output_tokens"), "output_tokens is for serving (workload: inference)")
     problems += editorial_check(cat)
     problems += market_problems(cat)
     return problems
@@ -576,19 +533,27 @@ def editorial_check(cat: Catalogue) -> list[Problem]:
         c = cl.check
         missing = c.missing()
         if missing:
-            at("claims.yaml", ("claims", i, "check"), f"check kind {c.kind.value} needs {', '.join(missing)}; add them")
+            at(
+                DataFile.claims,
+                ("claims", i, "check"),
+                f"check kind {c.kind.value} needs {', '.join(missing)}; add them",
+            )
         if c.kind.value in ("fit_share", "scaling") and c.stated is not None and c.stated > 1:
-            at("claims.yaml", ("claims", i, "check", "stated"), f"a share is at most 1 (0.9 for 90%), got {c.stated:g}")
+            at(
+                DataFile.claims,
+                ("claims", i, "check", "stated"),
+                f"a share is at most 1 (0.9 for 90%), got {c.stated:g}",
+            )
         pairs = [(c.model, c.workload)] if c.model and c.workload else []
         pairs += [(m, w) for m in c.models for w in c.workloads]
         for m, w in pairs:
             if not model_page_exists(m, w):
-                at("claims.yaml", ("claims", i, "check"), f"{m} is an image model: only inference is sized for it")
+                at(DataFile.claims, ("claims", i, "check"), f"{m} is an image model: only inference is sized for it")
     for i, b in enumerate(cat.buyers.buyers):
         for j, bw in enumerate(b.workloads):
             if bw.model and bw.workload and not model_page_exists(bw.model, bw.workload):
                 at(
-                    "buyers.yaml",
+                    DataFile.buyers,
                     ("buyers", i, "workloads", j),
                     f"{bw.model} is an image model: use workload: inference",
                 )
@@ -597,12 +562,12 @@ def editorial_check(cat: Catalogue) -> list[Problem]:
         for key, entries in (("electricity", own.electricity), ("pue", own.pue)):
             ids = [e.id for e in entries]
             for j, dup in _duplicates(ids):
-                at("ownership.yaml", (key, j, "id"), f'duplicate id "{dup}"; ids must be unique')
+                at(DataFile.ownership, (key, j, "id"), f'duplicate id "{dup}"; ids must be unique')
             chosen = getattr(own.defaults, key)
             if chosen not in ids:
                 close = difflib.get_close_matches(chosen, ids, n=1, cutoff=0.6)
                 hint = f'; did you mean "{close[0]}"?' if close else f"; choose one of {', '.join(ids)}"
-                at("ownership.yaml", ("defaults", key), f'no {key} entry has id "{chosen}"{hint}')
+                at(DataFile.ownership, ("defaults", key), f'no {key} entry has id "{chosen}"{hint}')
     return problems
 
 
@@ -611,23 +576,23 @@ def _diffusion_model_problems(cat: Catalogue, i: int, m: Any) -> list[Problem]:
     here = ("models", i)
     if m.kind.value != "diffusion":
         if m.components or m.denoiser_passes is not None or m.pipeline_precision is not None:
-            return [cat.locate("models.yaml", here, "components, denoiser_passes and pipeline_precision are for "
+            return [cat.locate(DataFile.models, here, "components, denoiser_passes and pipeline_precision are for "
                                "image models (kind: diffusion); remove them")]  # fmt: skip
         return []
     out = []
     missing = [name for name in ("components", "denoiser_passes", "pipeline_precision") if not getattr(m, name)]
     if missing:
-        out.append(cat.locate("models.yaml", here, f"an image model needs {', '.join(missing)} for the memory "
+        out.append(cat.locate(DataFile.models, here, f"an image model needs {', '.join(missing)} for the memory "
                               "estimate (see the sdxl entry)"))  # fmt: skip
     if m.components:
         denoisers = [c for c in m.components if c.role.denoiser]
         vaes = [c for c in m.components if c.role.value == "vae"]
         if len(denoisers) != 1 or len(vaes) != 1:
-            out.append(cat.locate("models.yaml", (*here, "components"), "list exactly one denoiser (role unet or "
+            out.append(cat.locate(DataFile.models, (*here, "components"), "list exactly one denoiser (role unet or "
                                   f"transformer) and one vae; found {len(denoisers)} and {len(vaes)}"))  # fmt: skip
         total = sum(c.params for c in m.components) / 1e9
         if abs(total - m.params_b) > 0.01 * m.params_b + 0.005:
-            out.append(cat.locate("models.yaml", (*here, "params_b"), f"params_b {m.params_b:g} does not match its "
+            out.append(cat.locate(DataFile.models, (*here, "params_b"), f"params_b {m.params_b:g} does not match its "
                                   f"components, which add up to {total:.3f}B; correct one of them"))  # fmt: skip
     return out
 

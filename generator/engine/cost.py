@@ -24,6 +24,7 @@ from enum import StrEnum
 from generator.data.catalogue import Catalogue, rate_on
 from generator.data.records import Billing, Currency, FxRate, Offer, PricePer, PriceUnit
 from generator.data.rules import CostRules, Rules
+from generator.engine.reason import Reason, ReasonKind
 from generator.engine.tariff import Tariff, tariffs_of
 
 
@@ -219,14 +220,14 @@ def billed_hours(offer: Offer, hours: float, rules: CostRules) -> float:
     return math.ceil(hours / period - 1e-9) * period
 
 
-def minimum_rental_note(offer: Offer, hours: float, rules: CostRules) -> str | None:
-    """Said when a job is shorter than what the offer's tier bills: "按月计费，至少付满 1 个月"."""
+def minimum_rental_note(offer: Offer, hours: float, rules: CostRules) -> Reason | None:
+    """Said when a job is shorter than what the offer's tier bills: whole months or whole days."""
     billed = billed_hours(offer, hours, rules)
     if billed <= hours + 1e-9:
         return None
     if offer.billing is Billing.monthly:
-        return f"按月计费，至少付满 {round(billed / rules.hours_per_month)} 个月"
-    return f"按天计费，至少付满 {round(billed / 24)} 天"
+        return Reason(ReasonKind.minimum_months, {"months": round(billed / rules.hours_per_month)})
+    return Reason(ReasonKind.minimum_days, {"days": round(billed / 24)})
 
 
 def job_cost_cny(offer: Offer, cards: int, hours: float, pricing: Pricing) -> float:

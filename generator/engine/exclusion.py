@@ -5,10 +5,9 @@ reader's words live in one message table per language (:mod:`generator.pages.mes
 pages format through and the calculator receives in its JSON. ``docs/javascripts/engine/*.js``
 return the same ``{kind, params}`` records.
 
-Parameters are display-ready scalars: integers (card counts, days), or strings the engine has
-already formatted as figures (money with :func:`generator.formats.cny`), plus ``tiers`` (billing
-tier ids, named by the page's billing names). Two parameters still carry prose built elsewhere:
-``refusal`` (:mod:`generator.engine.support`) and ``link`` (:func:`generator.engine.links.describe_link`).
+Parameters are those of :class:`generator.engine.reason.Reason`: display-ready scalars (integers,
+strings the engine has already formatted as figures, ``tiers`` billing tier ids named by the page's
+billing names) and nested reasons (a card's link, a format's refusal).
 """
 
 from __future__ import annotations
@@ -16,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-#: A parameter's value: a count, a formatted figure, or billing tier ids.
-Param = int | str | tuple[str, ...]
+from generator.engine.reason import Param, param_record
 
 
 class ExclusionKind(StrEnum):
@@ -54,7 +52,4 @@ class Exclusion:
 
     def record(self) -> dict[str, object]:
         """The JSON form shared with the calculator: ``{"kind": …, "params": {…}}``."""
-        return {
-            "kind": self.kind.value,
-            "params": {k: list(v) if isinstance(v, tuple) else v for k, v in self.params.items()},
-        }
+        return {"kind": self.kind.value, "params": {k: param_record(v) for k, v in self.params.items()}}

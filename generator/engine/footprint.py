@@ -12,6 +12,7 @@ import math
 from generator.data.records import ModelKind, Precision
 from generator.data.rules import MemoryRules
 from generator.engine.arch import Arch
+from generator.engine.reason import Param, Reason, ReasonKind
 from generator.engine.request import BREAKDOWN_KEYS, Assumption, Request
 from generator.engine.units import BITS_PER_BYTE, GIB
 
@@ -127,30 +128,17 @@ def finish(parts: dict[str, float], n: int, extra_overhead: float, rules: Memory
 
 
 def common_assumptions(req: Request, rules: MemoryRules) -> list[Assumption]:
-    out = [
-        Assumption(
-            "per_card",
-            req.gpus,
-            f"按每张卡单独计算显存峰值（共 {req.gpus} 张卡），多张卡的显存不能相加当作一块用。",
-        )
-    ]
+    """What every estimate assumes: memory per card, a derived architecture, the runtime's overhead."""
+    out = [Assumption("per_card", req.gpus, message=Reason(ReasonKind.per_card_memory, {"cards": req.gpus}))]
     if req.arch.derived:
-        names = "、".join(req.arch.derived)
-        out.append(
-            Assumption(
-                "derived_arch",
-                names,
-                f"模型资料缺少 {names}，按 Llama 式结构从参数量推算；结果可能与实际模型有出入。",
-            )
-        )
+        derived = Reason(ReasonKind.derived_arch, {"fields": tuple(req.arch.derived)})
+        out.append(Assumption("derived_arch", ", ".join(req.arch.derived), message=derived))
     o = rules.overhead
-    out.append(
-        Assumption(
-            "overhead",
-            o.cuda_context_gib,
-            f"每张卡另计 CUDA 上下文和 cuBLAS 工作区约 {o.cuda_context_gib:g} GiB，"
-            f"以及约 {o.fragmentation_fraction:.0%} 的显存碎片"
-            + (f"；多卡通信缓冲约 {o.multi_card_comm_gib:g} GiB。" if req.gpus > 1 else "。"),
-        )
-    )
+    overhead: dict[str, Param] = {
+        "cuda_gib": f"{o.cuda_context_gib:g}",
+        "fragmentation": f"{o.fragmentation_fraction:.0%}",
+    }
+    if req.gpus > 1:
+        overhead["comm_gib"] = f"{o.multi_card_comm_gib:g}"
+    out.append(Assumption("overhead", o.cuda_context_gib, message=Reason(ReasonKind.overhead, overhead)))
     return out

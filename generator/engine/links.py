@@ -1,4 +1,4 @@
-"""How the cards of one job are connected, in the engine's terms and in the page's words.
+"""How the cards of one job are connected, in the engine's terms and as a reason record.
 
 Everything here is derived from two fields of ``gpus.yaml``: ``interconnect`` (null for PCIe
 only) and ``form_factor``. SXM and OAM modules link every card of a server; PCIe cards with
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from generator.data.records import Gpu
 from generator.data.rules import LinkKind, MemoryRules, SpeedRules
+from generator.engine.reason import Param, Reason, ReasonKind
 from generator.engine.units import GIGA
 
 #: A bridge joins this many cards.
@@ -32,9 +33,28 @@ def link_kind(gpu: Gpu, cards: int, rules: MemoryRules) -> LinkKind:
     return LinkKind.pcie
 
 
+def link_reason(gpu: Gpu, cards: int) -> Reason:
+    """The cards' connection, from the interconnect fields (never "only PCIe" for a card that has a
+    bridge), as a record the message table words (``link_*``)."""
+    params: dict[str, Param] = {"pcie_gen": gpu.pcie_gen}
+    if gpu.interconnect is not None:
+        params["link"] = gpu.interconnect
+    if gpu.interconnect_gbps:
+        params["gbps"] = f"{gpu.interconnect_gbps:g}"
+    if cards <= 1:
+        return Reason(ReasonKind.link_single)
+    if gpu.interconnect is None:
+        return Reason(ReasonKind.link_pcie_only, params)
+    if gpu.has_nvlink_class_link:
+        return Reason(ReasonKind.link_all_to_all, params)
+    if cards <= BRIDGE_CARDS:
+        return Reason(ReasonKind.link_bridged, params)
+    return Reason(ReasonKind.link_bridged_pairs, params)
+
+
 def describe_link(gpu: Gpu, cards: int) -> str:
-    """The cards' connection in plain Chinese, from the interconnect fields (never "only PCIe"
-    for a card that has a bridge)."""
+    """The words of :func:`link_reason`, for :mod:`generator.engine.speed`'s assumption sentences
+    until they are records too (``tests/test_messages.py`` checks both say the same)."""
     link = gpu.interconnect
     speed = f"，每卡 {gpu.interconnect_gbps:g} GB/s" if gpu.interconnect_gbps else ""
     if cards <= 1:

@@ -22,12 +22,10 @@ from generator.engine import cost as costs
 from generator.engine import plans, speed, support
 from generator.engine.delivery import delivery_form
 from generator.engine.exclusion import Exclusion, ExclusionKind
-from generator.engine.links import describe_link
+from generator.engine.links import link_reason
+from generator.engine.reason import Param, Reason, ReasonKind
 from generator.engine.sizing import Sizer, Sizing, scenario_request
 from generator.formats import cny
-
-#: Said of every non-NVIDIA option that stays eligible (the buyer did not ask for CUDA only).
-NOT_CUDA = "这张卡不支持 CUDA：基于 PyTorch/CUDA 的代码要迁移到厂商自己的软件栈（如昇腾 CANN、AMD ROCm）才能跑"
 
 #: Sizes a workload on one GPU (see engine.sizing.size_workload).
 SizingFor = Callable[[Gpu], Sizing]
@@ -70,7 +68,7 @@ class Option:
     sizing: Sizing
     cards: int | None  # the fewest cards that hold the workload
     delivery: Delivery
-    delivery_reason: str
+    delivery_reason: Reason
     cards_billed: int | None = None  # cards the chosen offer rents (whole instances): what is paid for
     cards_used: int | None = None  # cards that work: the whole machine when that finishes a job sooner
     replicas: int = 1  # serving: copies of the model the rented cards run side by side
@@ -87,7 +85,7 @@ class Option:
     images_per_hour: float | None = None  # image generation: every rented card's copy together
     cost_per_kimage_cny: float | None = None  # GPU rent per 1,000 images at that rate
     excluded: Exclusion | None = None  # why the option cannot be the pick
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[Reason] = field(default_factory=list)  # worded by the pages' message table
     needed: Delivery = Delivery.container  # the form the delivery rule asks for (the row shows the offer's)
     plan: plans.Plan | None = None  # the chosen plan (offer, instances, what it does)
     faster: plans.Plan | None = None  # a plan about as dear that finishes at least twice as fast
@@ -108,21 +106,6 @@ class Option:
         if self.cards_billed is None or self.cards_used is None:
             return 0
         return max(0, self.cards_billed - self.cards_used)
-
-    @property
-    def cards_label(self) -> str:
-        """Cards in words for tables: "4", "8（用满整机）", "1（整机 8 张，7 张闲置）"."""
-        if self.cards is None:
-            return "装不下"
-        if not self.cards_billed or self.cards_billed == self.cards:
-            return str(self.cards)
-        if self.idle_cards == 0:
-            return (
-                f"{self.cards_used}（用满整机）"
-                if self.replicas == 1
-                else f"{self.cards}（整机 {self.cards_billed} 张，{self.replicas} 份副本）"
-            )
-        return f"{self.cards}（整机 {self.cards_billed} 张，{self.idle_cards} 张闲置）"
 
     def sort_key(self, training_job: bool) -> tuple[float, ...]:
         """Eligible first; then the workload's measure (job rent, cost per million tokens at the load,
@@ -185,13 +168,11 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     # The plan's number format must run on the card (rules.yaml support; BF16 on Volta/Turing, FP8
     # below Ada, Marlin kernels below Ampere ...): else the reason and the nearest format that runs.
     if (refusal := support.check_request(gpu, sizing.request, rules).refusal) is not None:
-        opt.excluded = Exclusion(ExclusionKind.unsupported_format, {"refusal": refusal})
+        opt.excluded = refusal
         return opt
     if delivery is Delivery.bare_metal and not links_cards(gpu, min(cards, rules.delivery.vm_whole_server_cards)):
         # The delivery rule's premise: sharded multi-card training needs a scale-up link.
-        link = describe_link(gpu, cards)
-        link = (" " if link[:1].isascii() else "") + link  # a space before a Latin word
-        opt.excluded = Exclusion(ExclusionKind.no_scale_up_link, {"cards": cards, "link": link})
+        opt.excluded = Exclusion(ExclusionKind.no_scale_up_link, {"cards": cards, "link": link_reason(gpu, cards)})
         return opt
     offers = [o for o in _accepted(cat, c) if o.gpu == gpu.id]
     if not offers:
@@ -310,7 +291,7 @@ def _no_plan_reason(kind: plans.NoPlan | None, gpu: Gpu, cards: int, c: Constrai
             ExclusionKind.too_slow,
             {"ttft_s": f"{floor.ttft_s:g}", "tokens_per_s": f"{floor.output_tokens_per_s:g}"},
         )
-    return Exclusion(ExclusionKind.no_whole_server, {"cards": cards, "link": describe_link(gpu, cards)})
+    return Exclusion(ExclusionKind.no_whole_server, {"cards": cards, "link": link_reason(gpu, cards)})
 
 
 def _accepted(cat: Catalogue, c: Constraints) -> list[Offer]:
@@ -392,109 +373,135 @@ def scenario_usage(scenario: Scenario, rules: Rules) -> costs.Usage:
     )
 
 
-def editor_disagreement(
-    scenario: Scenario, rec: Recommendation, explain: Callable[[Exclusion], str] = lambda e: e.kind.value
-) -> str | None:
-    """A sentence when the editor's pick differs from the computed one, else None. ``explain`` words
-    the exclusion of the editor's pick (the pages pass their message table's; the check message
-    names the kind)."""
+def editor_disagreement(scenario: Scenario, rec: Recommendation) -> tuple[Reason, ...]:
+    """Where the editor's pick differs from the computed one (empty when it does not): the GPU (with
+    why the editor's card is out, if it is) and the delivery form the rule gives (with its reason)."""
     pick, ed = rec.pick, scenario.editor_pick
     if ed is None or pick is None:
-        return None
-    parts = []
+        return ()
+    parts: list[Reason] = []
     if ed.gpu != pick.gpu.id:
         mine = rec.option_for(ed.gpu)
-        detail = f"（{explain(mine.excluded)}）" if mine and mine.excluded else ""
-        parts.append(f"编辑推荐 {ed.gpu}{detail}，计算结果为 {pick.gpu.id}")
+        gpu: dict[str, Param] = {"editor": ed.gpu, "computed": pick.gpu.id}
+        if mine and mine.excluded:
+            gpu["excluded"] = mine.excluded
+        parts.append(Reason(ReasonKind.editor_gpu, gpu))
     if ed.delivery is not pick.needed:
         # the rule's form (a whole-server cloud VM meets a bare-metal need, so the offer's form is not compared)
-        parts.append(f"编辑推荐交付形式 {ed.delivery.value}，规则给出 {pick.needed.value}（{pick.delivery_reason}）")
-    return "；".join(parts) or None
+        form: dict[str, Param] = {"editor": ed.delivery.value, "rule": pick.needed.value, "why": pick.delivery_reason}
+        parts.append(Reason(ReasonKind.editor_delivery, form))
+    return tuple(parts)
 
 
-def fallback_note(offer: Offer) -> str:
+def fallback_note(offer: Offer) -> Reason:
     """Why an option is priced with an offer of another delivery form (a fallback tier)."""
     if offer.delivery is Delivery.unspecified:
-        return "没有对应交付形式的报价，按来源未注明交付形式的报价计算"
-    return f"没有容器或云服务器报价，按裸金属整机（{offer.cards} 卡）报价计算"
+        return Reason(ReasonKind.fallback_unspecified)
+    return Reason(ReasonKind.fallback_bare_metal, {"cards": offer.cards})
 
 
-def form_note(offer: Offer, delivery: Delivery) -> str | None:
+def form_note(offer: Offer, delivery: Delivery) -> Reason | None:
     """How an offer of another form serves the delivery the rules chose, or None."""
     if offer.delivery is Delivery.bare_metal and delivery is Delivery.container:
-        return f"按 {offer.cards} 卡裸金属整机报价计算：整机独享，按这台机器的全部卡计费"
+        return Reason(ReasonKind.form_bare_metal, {"cards": offer.cards})
     if offer.delivery is Delivery.vm and delivery is Delivery.container:
-        return "按云服务器报价计算：GPU 云服务器能跑容器能跑的一切，只是启动稍慢"
+        return Reason(ReasonKind.form_vm_container)
     if offer.delivery is Delivery.vm and delivery is Delivery.bare_metal:
-        return f"按 {offer.cards} 卡整机云服务器报价计算：整台服务器的卡都在这台云服务器里，卡间 NVLink 与裸金属相同"
+        return Reason(ReasonKind.form_vm_bare_metal, {"cards": offer.cards})
     return None
 
 
-def _reasons(o: Option, training_job: bool, rules: Rules) -> list[str]:
-    """Plain-Chinese reasons shown next to an option."""
-    out: list[str] = []
+def _reasons(o: Option, training_job: bool, rules: Rules) -> list[Reason]:
+    """The reasons shown next to an option, as records (the pages' message table words them)."""
+    out: list[Reason] = []
     s = o.sizing
     if o.cards is not None:
-        out.append(f"每卡峰值显存约 {s.per_card_gib:.1f} GiB，可用约 {s.usable_gib:.1f} GiB，需要 {o.cards} 张卡")
+        out.append(
+            Reason(
+                ReasonKind.memory,
+                {"per_card_gib": f"{s.per_card_gib:.1f}", "usable_gib": f"{s.usable_gib:.1f}", "cards": o.cards},
+            )
+        )
     out.append(o.delivery_reason)
     if o.monthly is not None:
-        bill = "按小时计费" if o.monthly.billing is costs.BillingMode.by_use else "按月计费"
-        out.append(
-            f"{bill}，每月（按用 {o.monthly.hours_used:,.0f} 小时）合计约 {cny(o.monthly.total)}"
-            f"（GPU 租金占 {1 - o.monthly.non_gpu_share:.0%}）"
-        )
+        bill = ReasonKind.month_by_use if o.monthly.billing is costs.BillingMode.by_use else ReasonKind.month_fixed
+        month: dict[str, Param] = {
+            "hours": f"{o.monthly.hours_used:,.0f}",
+            "total": cny(o.monthly.total),
+            "gpu_share": f"{1 - o.monthly.non_gpu_share:.0%}",
+        }
+        out.append(Reason(bill, month))
     plan = o.plan
     if plan is not None and plan.instances > 1 and o.cards is not None and plan.replicas < plan.instances:
         out.append(
-            f"租 {plan.instances} 台 {plan.offer.cards} 卡服务器（共 {plan.cards_billed} 张卡），"
-            "机间用平台提供的 InfiniBand/RoCE 高速网络组成集群"
+            Reason(
+                ReasonKind.cluster,
+                {"instances": plan.instances, "server_cards": plan.offer.cards, "cards_billed": plan.cards_billed},
+            )
         )
     elif o.cards is not None and o.cards_billed and o.cards_billed > o.cards:
         if o.idle_cards:
-            out.append(f"报价按整机 {o.cards_billed} 张卡计费，其中 {o.idle_cards} 张闲置也要付钱")
+            out.append(Reason(ReasonKind.idle_cards, {"cards_billed": o.cards_billed, "idle_cards": o.idle_cards}))
         elif o.replicas > 1:
-            out.append(f"租用的 {o.cards_billed} 张卡同时跑 {o.replicas} 份模型副本")
+            out.append(Reason(ReasonKind.replicas, {"cards_billed": o.cards_billed, "replicas": o.replicas}))
         else:
-            out.append(f"报价按整机 {o.cards_billed} 张卡计费，任务用满整机的 {o.cards_used} 张卡，跑得更快")
+            out.append(
+                Reason(ReasonKind.whole_machine, {"cards_billed": o.cards_billed, "cards_used": o.cards_used or 0})
+            )
     if training_job and o.job_hours is not None and o.job_cost_cny is not None:
         note = costs.minimum_rental_note(o.offer, o.job_hours, rules.cost) if o.offer is not None else None
-        out.append(
-            f"参照任务在 {o.cards_used} 张卡上约 {o.job_hours:,.0f} 小时完成，租金约 {cny(o.job_cost_cny)}"
-            + (f"（{note}）" if note else "")
-        )
+        job: dict[str, Param] = {
+            "cards": o.cards_used or 0,
+            "hours": f"{o.job_hours:,.0f}",
+            "rent": cny(o.job_cost_cny),
+        }
+        if note is not None:
+            job["minimum"] = note
+        out.append(Reason(ReasonKind.job, job))
     if o.faster is not None and o.faster.job_hours is not None and o.faster.job_cost_cny is not None:
         f = o.faster
-        out.append(
-            f"租 {f.cards_billed} 张卡（{f.offer.provider}）租金约 {cny(f.job_cost_cny)}，差不多一样贵，"
-            f"约 {f.job_hours:,.0f} 小时就能跑完"
-        )
+        faster: dict[str, Param] = {
+            "cards": f.cards_billed,
+            "provider": f.offer.provider,
+            "rent": cny(f.job_cost_cny),
+            "hours": f"{f.job_hours:,.0f}",
+        }
+        out.append(Reason(ReasonKind.faster, faster))
     load = o.load
     if load is not None and o.cost_per_mtok_at_batch_cny is not None and s.serving is not None:
         c = s.serving.at_capacity
-        out.append(
-            f"按 {s.request.batch if s.request else 1} 路并发（每个请求提示 {c.prompt_tokens:,} + 输出 {c.output_tokens:,} token）"
-            + (f"、{load.copies} 份副本" if load.copies > 1 else "")
-            + f"：首 token 约 {load.ttft_s:,.2f} 秒，每个用户每秒约 {load.user_tokens_per_s:,.1f} 个输出 token，"
-            f"合计每秒约 {load.tokens_per_s:,.0f} token，每百万 token（提示与输出合计，只计 GPU 租金）约 "
-            f"{cny(load.cost_per_mtok_cny, 2)}"
-        )
+        at_load: dict[str, Param] = {
+            "batch": s.request.batch if s.request else 1,
+            "prompt_tokens": c.prompt_tokens,
+            "output_tokens": c.output_tokens,
+            "ttft_s": f"{load.ttft_s:,.2f}",
+            "user_tokens_per_s": f"{load.user_tokens_per_s:,.1f}",
+            "tokens_per_s": f"{load.tokens_per_s:,.0f}",
+            "cost": cny(load.cost_per_mtok_cny, 2),
+        }
+        if load.copies > 1:
+            at_load["copies"] = load.copies
+        out.append(Reason(ReasonKind.serving_load, at_load))
     if o.cost_per_mtok_cny is not None and o.served_tokens_per_s is not None and s.serving is not None:
         c = s.serving.at_capacity
-        out.append(
-            f"满载时按显存可容纳的 {c.concurrency} 路并发"
-            + (f"、{o.replicas} 份副本" if o.replicas > 1 else "")
-            + f"每秒约处理 {o.served_tokens_per_s:,.0f} token，每百万 token 约 {cny(o.cost_per_mtok_cny, 2)}"
-        )
+        full: dict[str, Param] = {
+            "concurrency": c.concurrency,
+            "tokens_per_s": f"{o.served_tokens_per_s:,.0f}",
+            "cost": cny(o.cost_per_mtok_cny, 2),
+        }
+        if o.replicas > 1:
+            full["replicas"] = o.replicas
+        out.append(Reason(ReasonKind.serving_capacity, full))
     if o.images_per_hour is not None and o.cost_per_kimage_cny is not None:
-        line = f"每小时约 {o.images_per_hour:,.0f} 张，每千张约 {cny(o.cost_per_kimage_cny, 2)}（只计 GPU 租金）"
+        images: dict[str, Param] = {"per_hour": f"{o.images_per_hour:,.0f}", "cost": cny(o.cost_per_kimage_cny, 2)}
         img = o.plan.images if o.plan is not None else None
         if img is not None and img.volume is not None:
-            line += f"：每月 {img.volume:,.0f} 张约要跑 {img.hours:,.1f} 小时"
-        out.append(line)
+            images |= {"volume": f"{img.volume:,.0f}", "hours": f"{img.hours:,.1f}"}
+        out.append(Reason(ReasonKind.images, images))
     if o.gpu.vendor is not Vendor.nvidia and not o.excluded:
-        out.append(NOT_CUDA)
-    if not o.excluded and (note := support.check_request(o.gpu, s.request, rules).note) is not None:
-        out.append(note)  # how the format runs there (a slower kernel, FP16 for mixed precision ...)
+        out.append(Reason(ReasonKind.not_cuda))
+    if not o.excluded and (said := support.check_request(o.gpu, s.request, rules).note) is not None:
+        out.append(Reason(ReasonKind.support_note, {"note": said}))  # how the format runs there (rules.yaml's words)
     if o.offer_is_fallback and o.offer is not None:
         out.append(fallback_note(o.offer))
     elif o.offer is not None and (note := form_note(o.offer, o.needed)) is not None:

@@ -14,6 +14,7 @@ from typing import TypeVar
 from generator.data.records import Offload, Optimizer, Precision, Workload
 from generator.data.rules import DefaultRules, PrefillLogits
 from generator.engine.arch import Arch
+from generator.engine.reason import Reason
 
 T = TypeVar("T")
 
@@ -35,11 +36,14 @@ class PeakPhase(StrEnum):
 
 @dataclass(frozen=True)
 class Assumption:
-    """One assumption behind an estimate; ``text_zh`` is shown on the page as is."""
+    """One assumption behind an estimate: a record the message table words (``message``), or, from
+    the modules not yet converted (speed, inference and training memory), a sentence ``text_zh``
+    shown as is. :func:`generator.pages.messages.assumption_text` says either."""
 
     key: str
     value: str | float | int
-    text_zh: str
+    text_zh: str = ""
+    message: Reason | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,7 +15,8 @@ from generator.data.records import Gpu, ModelKind, OpenModel, Scenario, Workload
 from generator.data.rules import Rules
 from generator.engine import image_speed, memory, scaling, speed
 from generator.engine.arch import Arch
-from generator.engine.request import Estimate, Request
+from generator.engine.reason import Reason, ReasonKind
+from generator.engine.request import Assumption, Estimate, Request
 
 #: Largest card count the sizing tries (eight 8-card servers).
 MAX_CARDS = 64
@@ -42,7 +43,7 @@ class Sizing:
     estimate: Estimate  # at min_cards, or at one card when nothing fits
     job_hours: float | None  # training job on min_cards cards, before delivery losses
     decode_tokens_per_s: float | None  # inference on min_cards cards, before delivery losses
-    assumptions: tuple[str, ...]
+    assumptions: tuple[Assumption, ...]  # worded by generator.pages.messages.assumption_text
     train: speed.TrainTime | None = None  # the training job's time, MFU and GPU-hours
     serving: ServingFigures | None = None  # language-model serving on min_cards cards
     request: Request | None = None  # the workload at min_cards (None when nothing fits)
@@ -167,17 +168,17 @@ def size_workload(
     short = paper is not None and paper != cards  # the headroom asks for more cards than fit on paper
     at = replace(req, gpus=cards or 1)
     est = sizer.estimate(at)
-    notes = [a.text_zh for a in est.assumptions]
+    notes = list(est.assumptions)
     job_hours = tokens_per_s = None
     train = serving = image = None
     if cards is not None and job_tokens_b and req.workload is not Workload.inference:
         train = speed.training_hours(at, job_tokens_b * 1e9, gpu, cards, rules)
         job_hours = train.hours
-        notes += [a.text_zh for a in train.assumptions]
+        notes += train.assumptions
     if cards is not None and req.workload is Workload.inference and req.arch.kind is ModelKind.llm:
         serving = serving_figures(at, gpu, cards, rules)
         tokens_per_s = serving.decode.tokens_per_s
-        notes += [a.text_zh for a in serving.decode.assumptions]
+        notes += serving.decode.assumptions
         notes.append(_serving_note(serving))
     if cards is not None and req.workload is Workload.inference and req.arch.kind is ModelKind.diffusion:
         image = image_speed.seconds_per_image(at, gpu, rules)
@@ -222,21 +223,32 @@ def serving_figures(req: Request, gpu: Gpu, cards: int, rules: Rules) -> Serving
     )
 
 
-def _serving_note(s: ServingFigures) -> str:
+def _serving_note(s: ServingFigures) -> Assumption:
     cap = s.at_capacity
-    why = "引擎的并发上限" if s.capped else "显存能放下的 KV 缓存"
-    return (
-        f"服务吞吐：每个请求提示 {cap.prompt_tokens:,} + 输出 {cap.output_tokens:,} token，预填充和解码分时进行；"
-        f"并发数取{why}允许的 {cap.concurrency} 路；空闲时单个请求的首 token 延迟约 {cap.ttft_s * 1000:,.0f} ms。"
+    limit = Reason(ReasonKind.limit_engine_cap if s.capped else ReasonKind.limit_kv_cache)
+    serving = Reason(
+        ReasonKind.serving_throughput,
+        {
+            "prompt_tokens": cap.prompt_tokens,
+            "output_tokens": cap.output_tokens,
+            "limit": limit,
+            "concurrency": cap.concurrency,
+            "ttft_ms": f"{cap.ttft_s * 1000:,.0f}",
+        },
     )
+    return Assumption("serving", cap.concurrency, message=serving)
 
 
-def _image_note(req: Request, s: image_speed.ImageSpeed) -> str:
-    passes = (
-        "每步两次去噪（CFG：正向、负向提示各一次）" if req.arch.denoiser_passes > 1 else "每步一次去噪（引导蒸馏模型）"
+def _image_note(req: Request, s: image_speed.ImageSpeed) -> Assumption:
+    passes = Reason(ReasonKind.denoise_cfg if req.arch.denoiser_passes > 1 else ReasonKind.denoise_distilled)
+    image = Reason(
+        ReasonKind.image_speed,
+        {
+            "resolution": f"{req.resolution}",  # as written ("1024×1024"), no separators
+            "steps": s.steps,
+            "passes": passes,
+            "seconds": f"{s.seconds:,.1f}",
+            "per_hour": f"{s.images_per_hour:,.0f}",
+        },
     )
-    return (
-        f"出图速度：{req.resolution}×{req.resolution}、{s.steps} 步、{passes}，单卡每张约 {s.seconds:,.1f} 秒"
-        f"（每小时约 {s.images_per_hour:,.0f} 张）；按去噪参数 × 潜空间 token 数估算计算量，"
-        "效率按公开的 SDXL / FLUX.1 实测校准，未计 torch.compile、TensorRT 等加速与批量出图"
-    )
+    return Assumption("image_speed", s.seconds, message=image)

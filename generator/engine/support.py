@@ -6,7 +6,8 @@ capability 8.9 and newer, as weight-only Marlin on 8.0; INT4 as AWQ/GPTQ Marlin 
 older GPTQ kernel down to 7.0. NVIDIA cards are matched by ``compute_capability``; other vendors
 by name (a kernel lists the vendors a source says it runs on). The first kernel that runs is the
 plan's; its note, if any, is said next to the option. A format no kernel runs rules the card out
-with the reason and the nearest formats that do run on it ("V100 不支持 FP8 …：改用 FP16").
+with the reason and the nearest formats that do run on it (an ``unsupported_format`` exclusion:
+"V100 不支持 FP8 …；改用 FP16" in the message table).
 
 ``docs/javascripts/engine/support.js`` is the calculator's port; both read the same table
 (the calculator's JSON carries ``rules.support``).
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 
 from generator.data.records import Gpu, ModelKind, Precision, Vendor, Workload
 from generator.data.rules import Rules, RuntimeSupport, SupportKernel, SupportRules
+from generator.engine.exclusion import Exclusion, ExclusionKind
+from generator.engine.reason import Reason, ReasonKind
 from generator.engine.request import Request
 
 
@@ -27,7 +30,7 @@ class Verdict:
 
     kernel: str | None  # the kernel the plan uses; None when none runs or the format is not checked
     note: str | None = None  # said next to an eligible option (a slower fallback, an unconfirmed vendor)
-    refusal: str | None = None  # why the card is ruled out, with the nearest formats that run
+    refusal: Exclusion | None = None  # why the card is ruled out, with the nearest formats that run
 
     @property
     def runs(self) -> bool:
@@ -68,25 +71,39 @@ def check(gpu: Gpu, precision: Precision, runtime: str, support: SupportRules) -
     return Verdict(kernel=None, refusal=refusal(gpu, precision, rt, support))
 
 
-def refusal(gpu: Gpu, precision: Precision, rt: RuntimeSupport, support: SupportRules) -> str:
+def refusal(gpu: Gpu, precision: Precision, rt: RuntimeSupport, support: SupportRules) -> Exclusion:
     """Why no kernel of the format runs on the card, and the nearest formats that do."""
     label = support.labels.get(precision, precision.value)
+    why: Reason
     if gpu.vendor is Vendor.nvidia:
         nv = [k for k in rt.formats[precision] if k.min_cc is not None]
-        floors = [f"{k.kernel} 要求{'计算能力' if i == 0 else ''} ≥ {k.min_cc:.1f}" for i, k in enumerate(nv)]
-        needs = "、".join(floors)
+        floors = tuple(
+            Reason(
+                ReasonKind.kernel_floor_first if i == 0 else ReasonKind.kernel_floor,
+                {"kernel": k.kernel, "min_cc": f"{k.min_cc:.1f}"},
+            )
+            for i, k in enumerate(nv)
+            if k.min_cc is not None
+        )
         cc = gpu.compute_capability or 0.0
-        head = (
-            f"{gpu.name} 不支持 {label}：{rt.name} 的 {needs}，这张卡是 {cc:.1f}"
-            if needs
-            else f"{gpu.name} 不支持 {label}：{rt.name} 在 NVIDIA 卡上没有 {label} 的实现"
+        why = (
+            Reason(ReasonKind.format_below_cc, {"runtime": rt.name, "floors": floors, "cc": f"{cc:.1f}"})
+            if floors
+            else Reason(ReasonKind.format_no_nvidia_kernel, {"runtime": rt.name, "format": label})
         )
     else:
-        head = f"{gpu.name} 不支持 {label}：{rt.name} 在 {gpu.vendor.value} 的卡上没有 {label} 的实现"
+        why = Reason(
+            ReasonKind.format_no_vendor_kernel, {"runtime": rt.name, "vendor": gpu.vendor.value, "format": label}
+        )
     alts = nearest_running(gpu, precision, rt, support)
-    if not alts:
-        return f"{head}；这张卡上没有可替代的精度"
-    return f"{head}；改用 " + "/".join(support.labels.get(a, a.value) for a in alts)
+    instead = (
+        Reason(ReasonKind.format_instead, {"formats": "/".join(support.labels.get(a, a.value) for a in alts)})
+        if alts
+        else Reason(ReasonKind.format_no_alternative)
+    )
+    return Exclusion(
+        ExclusionKind.unsupported_format, {"gpu": gpu.name, "format": label, "why": why, "instead": instead}
+    )
 
 
 def nearest_running(gpu: Gpu, precision: Precision, rt: RuntimeSupport, support: SupportRules) -> list[Precision]:

@@ -15,6 +15,7 @@ from generator.data.editorial import OwnershipDefaults, Purchase, SourcedValue, 
 from generator.data.records import Edition, FxRate, Gpu, OpenModel, Pitfall, Scenario
 from generator.data.rules import CostRules, ModelPageKinds, ModelPageWorkload
 from generator.engine.cost import Usage
+from generator.engine.reason import Reason
 from generator.engine.recommend import Option, Recommendation
 from generator.engine.request import Request
 from generator.pages.charts import LazyChart
@@ -47,8 +48,8 @@ class SiteContext:
     precision_names: Mapping[str, str]
     optimizer_names: Mapping[str, str]
     delivery_enum: Mapping[str, Any]
-    fallback_note: Callable[..., str]
-    form_note: Callable[..., str | None]
+    fallback_note: Callable[..., Reason]  # worded by the explain filter
+    form_note: Callable[..., Reason | None]
     billing_names: Mapping[str, str]
     tier_names: Mapping[str, str]  # offers.yaml source_tier -> the link text of a price's source
     provider_names: Mapping[str, str]  # provider id -> display name
@@ -201,7 +202,7 @@ class GpuContext:
     comparisons: list[Comparison]
     pitfalls: list[Pitfall]
     links_cards: Callable[[Gpu, int], bool]
-    describe_link: Callable[[Gpu, int], str]  # the cards' connection in words, from the interconnect fields
+    link_reason: Callable[[Gpu, int], Reason]  # the cards' connection (a record: the explain filter words it)
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,10 @@ import annotated_types
 from pydantic import AnyUrl, BaseModel
 from pydantic.fields import FieldInfo
 
+from generator.data.datafiles import DATA_FILES
 from generator.data.records import Slug
 from generator.data.rules import Rules
 from generator.data.schemas import SCHEMA_DIR, schema_name
-from generator.data.validate import DATA_FILES
 
 _SLUG_PATTERN = next(m.pattern for m in get_args(Slug)[1].metadata if getattr(m, "pattern", None))
 

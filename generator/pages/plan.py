@@ -9,16 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 from generator.data.catalogue import Catalogue
+from generator.data.datafiles import DataFile
 from generator.data.records import Billing, Gpu, Offer, Provider, Workload
 from generator.engine import cost as costs
 from generator.engine.flags import request_flags
-from generator.engine.links import describe_link
-from generator.engine.recommend import Option, editor_disagreement, links_cards, scenario_requires_cuda
+from generator.engine.links import link_reason
+from generator.engine.recommend import Option, links_cards, scenario_requires_cuda
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
 from generator.pages.calculator import calculator_data, calculator_query, scenario_flags
-from generator.pages.messages import explain
+from generator.pages.messages import assumption_text, explain
 from generator.pages.names import (
     COMPONENT_ROLE_NAMES,
     DELIVERY_NAMES,
@@ -73,18 +74,18 @@ PROVIDERS: Crumb = ("租赁平台", "providers/index.md")
 
 
 #: the data files of pages that show specs and prices only
-SPECS_PRICES = ("data/gpus.yaml", "data/offers.yaml", "data/rules.yaml")
+SPECS_PRICES = (DataFile.gpus.path, DataFile.offers.path, DataFile.rules.path)
 #: the data files a GPU page is made from
 GPU_INPUTS = (
-    "data/gpus.yaml",
-    "data/offers.yaml",
-    "data/providers.yaml",
-    "data/fx.yaml",
-    "data/models.yaml",
-    "data/scenarios.yaml",
+    DataFile.gpus.path,
+    DataFile.offers.path,
+    DataFile.providers.path,
+    DataFile.fx.path,
+    DataFile.models.path,
+    DataFile.scenarios.path,
 )
 #: the data files a provider page is made from
-PROVIDER_INPUTS = ("data/providers.yaml", "data/offers.yaml", "data/fx.yaml", "data/gpus.yaml")
+PROVIDER_INPUTS = (DataFile.providers.path, DataFile.offers.path, DataFile.fx.path, DataFile.gpus.path)
 
 
 class _Planner:
@@ -293,7 +294,7 @@ def plan_editions(pl: _Planner) -> None:
         "本期变化：数据更新记录",
         f"每次数据更新的变化：价格、规格、天梯排名和场景推荐。最近一次更新 {latest or '暂无'}。",
         ctx.EditionsContext(list(reversed(editions))),
-        ("data/editions.yaml",),
+        (DataFile.editions.path,),
         lastmod=latest,
     )
 
@@ -481,7 +482,7 @@ def _gpu_context(pl: _Planner, row: LadderRow, pickable: list[Offer]) -> ctx.Gpu
         comparisons=comparisons.comparisons_for(results.pairs, gpu.id),
         pitfalls=[p for p in cat.pitfalls if gpu.id in p.gpus],
         links_cards=links_cards,
-        describe_link=describe_link,
+        link_reason=link_reason,
     )
 
 
@@ -554,7 +555,7 @@ def plan_model_pages(pl: _Planner) -> None:
         context = ctx.ModelContext(
             mp,
             faq,
-            [reader_text(a.text_zh) for a in mp.single_card.assumptions],
+            [reader_text(assumption_text(a)) for a in mp.single_card.assumptions],
             kind,
             _component_rows(mp),
             model_pages.speed_unconfirmed,
@@ -587,7 +588,7 @@ def plan_compare_pages(pl: _Planner) -> None:
             f"{pair.a.name} 对比 {pair.b.name}",
             f"{question}{text}",
             ctx.CompareContext(pair, jobs, text, (pl.by_id[pair.a.id], pl.by_id[pair.b.id]), pl.spec_rows),
-            SPECS_PRICES + ("data/scenarios.yaml",),
+            SPECS_PRICES + (DataFile.scenarios.path,),
             trail=(COMPARE,),
             extra_ld=(faq_ld([(question, text)]),),
         )
@@ -792,19 +793,20 @@ def _pitfall_items(cat: Catalogue, scenarios: dict[str, ScenarioResult]) -> list
 
 def _assumptions(r: ScenarioResult) -> list[str]:
     pick = r.rec.pick or (r.rec.options[0] if r.rec.options else None)
-    return [reader_text(a) for a in pick.sizing.assumptions] if pick else []
+    return [reader_text(assumption_text(a)) for a in pick.sizing.assumptions] if pick else []
 
 
 def _job_note(cat: Catalogue, pick: Option | None) -> str | None:
     """Why the pick's job rent is more than its hours: the tier's shortest rental, else None."""
     if pick is None or pick.offer is None or pick.job_hours is None:
         return None
-    return costs.minimum_rental_note(pick.offer, pick.job_hours, cat.rules.cost)
+    note = costs.minimum_rental_note(pick.offer, pick.job_hours, cat.rules.cost)
+    return explain(note) if note is not None else None
 
 
 def _reader_disagreement(cat: Catalogue, r: ScenarioResult) -> str | None:
-    """The engine's sentence with GPU names and delivery forms instead of ids."""
-    if r.disagreement is None:
+    """Where the editor's pick differs, in words, with GPU names and delivery forms instead of ids."""
+    if not r.disagreement:
         return None
-    words = editor_disagreement(r.scenario, r.rec, explain) or r.disagreement  # the exclusion in words
+    words = "；".join(explain(d) for d in r.disagreement)
     return reader_ids(words, {**{g.id: g.name for g in cat.gpus.values()}, **DELIVERY_NAMES})

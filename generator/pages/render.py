@@ -19,7 +19,7 @@ import jinja2
 from generator.data.records import Offer
 from generator.formats import cny, cny_range, gib, num, pct
 from generator.pages import escape
-from generator.pages.messages import explain
+from generator.pages.messages import cards_label, explain
 from generator.pages.names import CURRENCY_SIGNS, UNIT_NAMES, variant
 
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ def environment(templates: Path) -> jinja2.Environment:
         pct=pct,
         variant=variant,
         explain=explain,
+        cards_label=cards_label,
     )
     return env
 

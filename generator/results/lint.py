@@ -15,6 +15,7 @@ import re
 import statistics
 
 from generator.data.catalogue import Catalogue
+from generator.data.datafiles import DataFile
 from generator.data.problems import Problem, Severity, YamlPath
 from generator.data.records import Offer, PricePer
 from generator.engine import cost as costs
@@ -75,17 +76,17 @@ def _gpu_lint(cat: Catalogue) -> list[Problem]:
     for i, g in enumerate(cat.gpus.values()):
         limit = TENSOR_TO_FP32_BY_ARCH.get(g.architecture, MAX_TENSOR_TO_FP32)
         if g.fp32_tflops and g.fp16_tflops_dense and g.fp16_tflops_dense > limit * g.fp32_tflops:
-            out.append(cat.locate("gpus.yaml", ("gpus", i, "fp16_tflops_dense"),
+            out.append(cat.locate(DataFile.gpus, ("gpus", i, "fp16_tflops_dense"),
                 f"{g.fp16_tflops_dense:g} is {g.fp16_tflops_dense / g.fp32_tflops:.0f}x the FP32 figure; "
                 "that looks like a sparse figure: halve it if the datasheet says 'with sparsity'", warn))  # fmt: skip
         if g.bf16_tflops_dense and g.fp8_tflops_dense and g.fp8_tflops_dense > 2.05 * g.bf16_tflops_dense:
-            out.append(cat.locate("gpus.yaml", ("gpus", i, "fp8_tflops_dense"),
+            out.append(cat.locate(DataFile.gpus, ("gpus", i, "fp8_tflops_dense"),
                 f"FP8 ({g.fp8_tflops_dense:g}) is more than twice BF16 ({g.bf16_tflops_dense:g}); "
                 "check for a sparse figure", warn))  # fmt: skip
         kind = g.memory_type.upper()
         for prefix, (low, high) in BANDWIDTH_LIMITS.items():
             if kind.startswith(prefix) and not low <= g.memory_bandwidth_gbps <= high:
-                out.append(cat.locate("gpus.yaml", ("gpus", i, "memory_bandwidth_gbps"),
+                out.append(cat.locate(DataFile.gpus, ("gpus", i, "memory_bandwidth_gbps"),
                     f"{g.memory_bandwidth_gbps:g} GB/s does not fit {g.memory_type} ({low}-{high} GB/s per card); "
                     "is this the NVLink bandwidth?", warn))  # fmt: skip
     return out
@@ -113,16 +114,16 @@ def _offer_lint(cat: Catalogue, results: Results, today: dt.date, max_age: int) 
     for i, o in enumerate(cat.offers):
         at = ("offers", i)
         if o.as_of > today:
-            out.append(cat.locate("offers.yaml", (*at, "as_of"), "date is in the future", Severity.error))
+            out.append(cat.locate(DataFile.offers, (*at, "as_of"), "date is in the future", Severity.error))
         age = (today - o.as_of).days
         if o.id in used and age > max_age:
-            out.append(cat.locate("offers.yaml", (*at, "as_of"),
+            out.append(cat.locate(DataFile.offers, (*at, "as_of"),
                 f"price is {age} days old on {today} (over {max_age}) and pages still rank and price with it; "
                 "check it and update as_of, or add a newer price", warn))  # fmt: skip
         missing = [v for v in dict.fromkeys(o.ends) if not quote_states(o.quote, v)]
         if missing:
             said = " and ".join(f"{v:g}" for v in missing)
-            out.append(cat.locate("offers.yaml", (*at, "quote"),
+            out.append(cat.locate(DataFile.offers, (*at, "quote"),
                 f"the quote does not state the price {said}; copy the source's words that give it "
                 "(thousands separators and 万 are understood), or fix the price", warn))  # fmt: skip
         if not cat.is_current(o):
@@ -136,7 +137,7 @@ def _offer_lint(cat: Catalogue, results: Results, today: dt.date, max_age: int) 
         out += mixup
         far = mine > median * PRICE_OUTLIER_FACTOR or mine * PRICE_OUTLIER_FACTOR < median
         if far and not mixup:
-            out.append(cat.locate("offers.yaml", at,
+            out.append(cat.locate(DataFile.offers, at,
                 f"¥{mine:,.2f} per card-hour is {_times(mine, median)} the median ¥{median:,.2f} of the {n} current "
                 f"{o.billing.value} offers for {o.gpu}; check price, unit, per and currency (once checked against "
                 "the source, say why in outlier_note)", warn))  # fmt: skip
@@ -144,7 +145,7 @@ def _offer_lint(cat: Catalogue, results: Results, today: dt.date, max_age: int) 
     unused -= _eligible_by_choice(cat, unused)
     for i, o in enumerate(cat.offers):
         if o.id in used and o.gpu in unused:
-            out.append(cat.locate("offers.yaml", ("offers", i, "gpu"),
+            out.append(cat.locate(DataFile.offers, ("offers", i, "gpu"),
                 f"no recommendation can use this offer ({o.gpu} is never an eligible option on any scenario "
                 "or model page, even without the CUDA or 国产 requirement)", warn))  # fmt: skip
     return out
@@ -190,7 +191,7 @@ def _per_mixup(cat: Catalogue, o: Offer, at: YamlPath, mine: float, median: floa
             f"{n} current {o.billing.value} offers for {o.gpu}, and fits it as one card's price; is the price "
             "for one card? then set per: card"
         )
-    return [cat.locate("offers.yaml", (*at, "per"), text, Severity.warning)]
+    return [cat.locate(DataFile.offers, (*at, "per"), text, Severity.warning)]
 
 
 def _provider_lint(cat: Catalogue) -> list[Problem]:
@@ -203,5 +204,5 @@ def _provider_lint(cat: Catalogue) -> list[Problem]:
                 f"{p.name}: no sourced price for disk, traffic or public IP; its page says the assumed prices in "
                 "rules.yaml apply. Add extras with a source when you find them"
             )
-            out.append(cat.locate("providers.yaml", ("providers", i), message, Severity.notice))
+            out.append(cat.locate(DataFile.providers, ("providers", i), message, Severity.notice))
     return out

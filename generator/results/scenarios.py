@@ -6,9 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generator.data.catalogue import Catalogue
+from generator.data.datafiles import DataFile
 from generator.data.problems import Problem, Severity
 from generator.data.records import Scenario
 from generator.engine.cost import Usage
+from generator.engine.reason import Reason, brief
 from generator.engine.recommend import Recommendation, editor_disagreement, for_scenario, scenario_usage
 from generator.engine.request import Request
 from generator.engine.sizing import Sizer, scenario_request
@@ -23,7 +25,7 @@ class ScenarioResult:
     request: Request  # the workload with rules.yaml's defaults filled in
     usage: Usage  # the month of use, likewise
     rec: Recommendation
-    disagreement: str | None  # a sentence when the editor's pick differs from the computed one
+    disagreement: tuple[Reason, ...]  # where the editor's pick differs from the computed one (empty: agrees)
     #: language-model serving: public API prices of models about this size, blended at the scenario's mix
     api: tuple[ApiComparison, ...] = ()
 
@@ -49,9 +51,9 @@ def editor_notices(cat: Catalogue, scenarios: dict[str, ScenarioResult]) -> list
     the page shows the computed pick and the disagreement; ``check --strict`` does not fail on it."""
     return [
         cat.locate(
-            "scenarios.yaml",
+            DataFile.scenarios,
             ("scenarios", i, "editor_pick"),
-            f"the rules disagree with the editor's pick: {r.disagreement}",
+            "the rules disagree with the editor's pick: " + "; ".join(brief(d) for d in r.disagreement),
             Severity.notice,
         )
         for i, r in enumerate(scenarios.values())

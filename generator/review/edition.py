@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from generator.data.datafiles import DataFile
 from generator.data.problems import errors, render
 from generator.data.records import Edition
 from generator.data.validate import forbidden_character, load_catalogue
@@ -32,7 +33,7 @@ from generator.publish.swap import deferred_signals
 from generator.review.compare import Report
 from generator.review.report import diff_report
 
-EDITIONS = "editions.yaml"
+EDITIONS = DataFile.editions
 
 HEADER = """\
 # yaml-language-server: $schema=schemas/editions.schema.json

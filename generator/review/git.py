@@ -13,7 +13,7 @@ import dataclasses
 import subprocess
 from pathlib import Path
 
-from generator.data.validate import DATA_FILES, OPTIONAL_FILES
+from generator.data.datafiles import DATA_FILES, OPTIONAL_FILES
 from generator.pipeline import Project
 
 

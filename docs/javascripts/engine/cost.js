@@ -5,6 +5,7 @@
  * An offer (generator/pages/calculator.py _offer) carries its quoted price in its own currency and
  * basis: `price` (the middle of a quoted range), `per` (instance or card), `cards`, `unit`
  * (hour, day, month, year), `currency` and `as_of`. */
+import { reason } from "./reason.js";
 
 /** rate_on: the rate nearest in date at or before `on`, else the earliest after it (ties: first in the file). */
 export function rateOn(rates, currency, on) {
@@ -102,12 +103,12 @@ export function billedHours(offer, hours, rules) {
   return Math.ceil(hours / period - 1e-9) * period;
 }
 
-/** minimum_rental_note: said when a job is shorter than what the offer's tier bills. */
+/** minimum_rental_note: said when a job is shorter than what the offer's tier bills (a reason record). */
 export function minimumRentalNote(offer, hours, rules) {
   const billed = billedHours(offer, hours, rules);
   if (billed <= hours + 1e-9) return null;
-  if (offer.billing === "monthly") return `按月计费，至少付满 ${Math.round(billed / rules.hours_per_month)} 个月`;
-  return `按天计费，至少付满 ${Math.round(billed / 24)} 天`;
+  if (offer.billing === "monthly") return reason("minimum_months", { months: Math.round(billed / rules.hours_per_month) });
+  return reason("minimum_days", { days: Math.round(billed / 24) });
 }
 
 /** job_cost_cny: rent for a job of `hours` wall-clock hours on `cards` cards, for the hours the tier bills. */

@@ -1,5 +1,6 @@
 /* Hand-written port of generator/engine/links.py: how the cards of one job are connected. */
 import { general } from "./py.js";
+import { reason } from "./reason.js";
 
 const BRIDGE_CARDS = 2;
 
@@ -26,15 +27,16 @@ export function linkKind(gpu, cards, mem) {
   return "pcie";
 }
 
-/** describe_link: the cards' connection in plain Chinese. */
-export function describeLink(gpu, cards) {
-  const link = gpu.interconnect;
-  const speed = gpu.interconnect_gbps ? `，每卡 ${general(gpu.interconnect_gbps)} GB/s` : "";
-  if (cards <= 1) return "单卡";
-  if (link === null) return `卡间只有 PCIe ${gpu.pcie_gen}.0，没有 NVLink 等高速互联`;
-  if (hasNvlinkClassLink(gpu)) return `卡间 ${link} 全互联${speed}`;
-  if (cards <= BRIDGE_CARDS) return `两张卡用 ${link} 桥接${speed}`;
-  return `${link} 只能两两桥接，桥接对之间走 PCIe ${gpu.pcie_gen}.0`;
+/** link_reason: the cards' connection as a reason record (link_*). */
+export function linkReason(gpu, cards) {
+  const params = { pcie_gen: gpu.pcie_gen };
+  if (gpu.interconnect !== null) params.link = gpu.interconnect;
+  if (gpu.interconnect_gbps) params.gbps = general(gpu.interconnect_gbps);
+  if (cards <= 1) return reason("link_single");
+  if (gpu.interconnect === null) return reason("link_pcie_only", params);
+  if (hasNvlinkClassLink(gpu)) return reason("link_all_to_all", params);
+  if (cards <= BRIDGE_CARDS) return reason("link_bridged", params);
+  return reason("link_bridged_pairs", params);
 }
 
 /** link_gbps_per_direction */

@@ -3,14 +3,12 @@
  * them training jobs rank by the cost to finish the job, everything else by the monthly total. */
 import { minimumRentalNote } from "./cost.js";
 import { deliveryForm } from "./delivery.js";
-import { describeLink, hasNvlinkClassLink } from "./links.js";
+import { hasNvlinkClassLink, linkReason } from "./links.js";
 import { bestPerProvider, fasterPlan, planValue, Planner } from "./plans.js";
-import { cny, compareTuples, fixed, general, grouped, groupedInt, percent, roundTo } from "./py.js";
+import { cny, compareTuples, fixed, general, grouped, percent, roundTo } from "./py.js";
+import { reason } from "./reason.js";
 import { checkRequest } from "./support.js";
 import { costPerMillionTokens } from "./speed.js";
-
-/** NOT_CUDA: said of every non-NVIDIA option that stays eligible. */
-const NOT_CUDA = "这张卡不支持 CUDA：基于 PyTorch/CUDA 的代码要迁移到厂商自己的软件栈（如昇腾 CANN、AMD ROCm）才能跑";
 
 /** links_cards: whether `cards` cards are joined by a scale-up link. */
 export function linksCards(gpu, cards) {
@@ -64,12 +62,11 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
   }
   const refusal = checkRequest(gpu, sizing.request, rules).refusal;
   if (refusal !== null) {
-    opt.excluded = exclusion("unsupported_format", { refusal });
+    opt.excluded = refusal;
     return opt;
   }
   if (delivery === "bare_metal" && !linksCards(gpu, Math.min(cards, rules.delivery.vm_whole_server_cards))) {
-    const link = describeLink(gpu, cards);
-    opt.excluded = exclusion("no_scale_up_link", { cards, link: (/^[\x00-\x7f]/.test(link) || link === "" ? " " : "") + link });
+    opt.excluded = exclusion("no_scale_up_link", { cards, link: linkReason(gpu, cards) });
     return opt;
   }
   const offers = accepted(cat, c).filter((o) => o.gpu === gpu.id);
@@ -165,7 +162,7 @@ function noPlanReason(kind, gpu, cards, c, rules) {
     const floor = rules.decision.latency_floor;
     return exclusion("too_slow", { ttft_s: general(floor.ttft_s), tokens_per_s: general(floor.output_tokens_per_s) });
   }
-  return exclusion("no_whole_server", { cards, link: describeLink(gpu, cards) });
+  return exclusion("no_whole_server", { cards, link: linkReason(gpu, cards) });
 }
 
 /** Option.idle_cards: rented cards that do no work. */
@@ -200,84 +197,83 @@ export function recommend(cat, sizingFor, workload, c) {
 
 /** fallback_note */
 export function fallbackNote(offer) {
-  if (offer.delivery === "unspecified") return "没有对应交付形式的报价，按来源未注明交付形式的报价计算";
-  return `没有容器或云服务器报价，按裸金属整机（${offer.cards} 卡）报价计算`;
+  if (offer.delivery === "unspecified") return reason("fallback_unspecified");
+  return reason("fallback_bare_metal", { cards: offer.cards });
 }
 
 /** form_note */
 export function formNote(offer, delivery) {
-  if (offer.delivery === "bare_metal" && delivery === "container") return `按 ${offer.cards} 卡裸金属整机报价计算：整机独享，按这台机器的全部卡计费`;
-  if (offer.delivery === "vm" && delivery === "container") return "按云服务器报价计算：GPU 云服务器能跑容器能跑的一切，只是启动稍慢";
-  if (offer.delivery === "vm" && delivery === "bare_metal") {
-    return `按 ${offer.cards} 卡整机云服务器报价计算：整台服务器的卡都在这台云服务器里，卡间 NVLink 与裸金属相同`;
-  }
+  if (offer.delivery === "bare_metal" && delivery === "container") return reason("form_bare_metal", { cards: offer.cards });
+  if (offer.delivery === "vm" && delivery === "container") return reason("form_vm_container");
+  if (offer.delivery === "vm" && delivery === "bare_metal") return reason("form_vm_bare_metal", { cards: offer.cards });
   return null;
 }
 
-/** _reasons: plain-Chinese reasons shown next to an option. */
+/** _reasons: the reasons shown next to an option, as records (calculator.js words them from the table). */
 function reasons(o, trainingJob, costRules, rules) {
   const out = [];
   const s = o.sizing;
   if (o.cards !== null) {
-    out.push(`每卡峰值显存约 ${fixed(s.per_card_gib, 1)} GiB，可用约 ${fixed(s.usable_gib, 1)} GiB，需要 ${o.cards} 张卡`);
+    out.push(reason("memory", { per_card_gib: fixed(s.per_card_gib, 1), usable_gib: fixed(s.usable_gib, 1), cards: o.cards }));
   }
   out.push(o.delivery_reason);
   if (o.monthly !== null) {
-    const bill = o.monthly.billing === "by_use" ? "按小时计费" : "按月计费";
-    out.push(`${bill}，每月（按用 ${grouped(o.monthly.hours_used, 0)} 小时）合计约 ${cny(o.monthly.total)}`
-      + `（GPU 租金占 ${percent(1 - o.monthly.non_gpu_share)}）`);
+    const bill = o.monthly.billing === "by_use" ? "month_by_use" : "month_fixed";
+    out.push(reason(bill, {
+      hours: grouped(o.monthly.hours_used, 0), total: cny(o.monthly.total), gpu_share: percent(1 - o.monthly.non_gpu_share),
+    }));
   }
   const plan = o.plan;
   if (plan !== null && plan.instances > 1 && o.cards !== null && plan.replicas < plan.instances) {
-    out.push(`租 ${plan.instances} 台 ${plan.offer.cards} 卡服务器（共 ${plan.cards_billed} 张卡），`
-      + "机间用平台提供的 InfiniBand/RoCE 高速网络组成集群");
+    out.push(reason("cluster", { instances: plan.instances, server_cards: plan.offer.cards, cards_billed: plan.cards_billed }));
   } else if (o.cards !== null && o.cards_billed && o.cards_billed > o.cards) {
     if (idleCards(o)) {
-      out.push(`报价按整机 ${o.cards_billed} 张卡计费，其中 ${idleCards(o)} 张闲置也要付钱`);
+      out.push(reason("idle_cards", { cards_billed: o.cards_billed, idle_cards: idleCards(o) }));
     } else if (o.replicas > 1) {
-      out.push(`租用的 ${o.cards_billed} 张卡同时跑 ${o.replicas} 份模型副本`);
+      out.push(reason("replicas", { cards_billed: o.cards_billed, replicas: o.replicas }));
     } else {
-      out.push(`报价按整机 ${o.cards_billed} 张卡计费，任务用满整机的 ${o.cards_used} 张卡，跑得更快`);
+      out.push(reason("whole_machine", { cards_billed: o.cards_billed, cards_used: o.cards_used || 0 }));
     }
   }
   if (trainingJob && o.job_hours !== null && o.job_cost_cny !== null) {
     const note = o.offer !== null ? minimumRentalNote(o.offer, o.job_hours, costRules) : null;
-    out.push(`参照任务在 ${o.cards_used} 张卡上约 ${grouped(o.job_hours, 0)} 小时完成，租金约 ${cny(o.job_cost_cny)}` + (note ? `（${note}）` : ""));
+    const job = { cards: o.cards_used || 0, hours: grouped(o.job_hours, 0), rent: cny(o.job_cost_cny) };
+    if (note !== null) job.minimum = note;
+    out.push(reason("job", job));
   }
   if (o.faster !== null && o.faster.job_hours !== null && o.faster.job_cost_cny !== null) {
     const f = o.faster;
-    out.push(`租 ${f.cards_billed} 张卡（${f.offer.provider}）租金约 ${cny(f.job_cost_cny)}，差不多一样贵，`
-      + `约 ${grouped(f.job_hours, 0)} 小时就能跑完`);
+    out.push(reason("faster", {
+      cards: f.cards_billed, provider: f.offer.provider, rent: cny(f.job_cost_cny), hours: grouped(f.job_hours, 0),
+    }));
   }
   const load = o.load;
   if (load !== null && o.cost_per_mtok_at_batch_cny !== null && s.serving !== null) {
     const c = s.serving.at_capacity;
-    out.push(
-      `按 ${s.request ? s.request.batch : 1} 路并发（每个请求提示 ${groupedInt(c.prompt_tokens)} + 输出 ${groupedInt(c.output_tokens)} token）`
-      + (load.copies > 1 ? `、${load.copies} 份副本` : "")
-      + `：首 token 约 ${grouped(load.ttft_s, 2)} 秒，每个用户每秒约 ${grouped(load.user_tokens_per_s, 1)} 个输出 token，`
-      + `合计每秒约 ${grouped(load.tokens_per_s, 0)} token，每百万 token（提示与输出合计，只计 GPU 租金）约 `
-      + `${cny(load.cost_per_mtok_cny, 2)}`,
-    );
+    const atLoad = {
+      batch: s.request ? s.request.batch : 1, prompt_tokens: c.prompt_tokens, output_tokens: c.output_tokens,
+      ttft_s: grouped(load.ttft_s, 2), user_tokens_per_s: grouped(load.user_tokens_per_s, 1),
+      tokens_per_s: grouped(load.tokens_per_s, 0), cost: cny(load.cost_per_mtok_cny, 2),
+    };
+    if (load.copies > 1) atLoad.copies = load.copies;
+    out.push(reason("serving_load", atLoad));
   }
   if (o.cost_per_mtok_cny !== null && o.served_tokens_per_s !== null && s.serving !== null) {
     const c = s.serving.at_capacity;
-    out.push(
-      `满载时按显存可容纳的 ${c.concurrency} 路并发`
-      + (o.replicas > 1 ? `、${o.replicas} 份副本` : "")
-      + `每秒约处理 ${grouped(o.served_tokens_per_s, 0)} token，每百万 token 约 ${cny(o.cost_per_mtok_cny, 2)}`,
-    );
+    const full = { concurrency: c.concurrency, tokens_per_s: grouped(o.served_tokens_per_s, 0), cost: cny(o.cost_per_mtok_cny, 2) };
+    if (o.replicas > 1) full.replicas = o.replicas;
+    out.push(reason("serving_capacity", full));
   }
   if (o.images_per_hour !== null && o.cost_per_kimage_cny !== null) {
-    let line = `每小时约 ${grouped(o.images_per_hour, 0)} 张，每千张约 ${cny(o.cost_per_kimage_cny, 2)}（只计 GPU 租金）`;
+    const images = { per_hour: grouped(o.images_per_hour, 0), cost: cny(o.cost_per_kimage_cny, 2) };
     const img = o.plan !== null ? o.plan.images : null;
-    if (img !== null && img.volume !== null) line += `：每月 ${grouped(img.volume, 0)} 张约要跑 ${grouped(img.hours, 1)} 小时`;
-    out.push(line);
+    if (img !== null && img.volume !== null) Object.assign(images, { volume: grouped(img.volume, 0), hours: grouped(img.hours, 1) });
+    out.push(reason("images", images));
   }
-  if (o.gpu.vendor !== "NVIDIA" && !o.excluded) out.push(NOT_CUDA);
+  if (o.gpu.vendor !== "NVIDIA" && !o.excluded) out.push(reason("not_cuda"));
   if (!o.excluded) {
     const note = checkRequest(o.gpu, s.request, rules).note;
-    if (note !== null) out.push(note);
+    if (note !== null) out.push(reason("support_note", { note }));
   }
   if (o.offer_is_fallback && o.offer !== null) {
     out.push(fallbackNote(o.offer));

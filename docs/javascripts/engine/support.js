@@ -3,6 +3,7 @@
  * capability, other vendors by name; the first kernel that runs is the plan's, its note said next to
  * the option; a format no kernel runs rules the card out with the nearest formats that do. */
 import { fixed } from "./py.js";
+import { reason } from "./reason.js";
 
 /** runtime_for: serving text models -> serving_runtime; training and image models -> training_runtime. */
 export function runtimeFor(req, support) {
@@ -31,24 +32,26 @@ function nearestRunning(gpu, precision, rt, support) {
   return (support.nearest[precision] || []).filter((a) => firstKernel(rt, a, gpu) !== null).slice(0, 2);
 }
 
-/** refusal */
+/** refusal: an unsupported_format exclusion record {kind, params} (nested reasons say why and what instead). */
 function refusal(gpu, precision, rt, support) {
   const name = label(support, precision);
   const kernels = rt.formats[precision];
-  let head;
+  let why;
   if (gpu.vendor === "NVIDIA") {
-    const needs = kernels.filter((k) => k.min_cc !== null)
-      .map((k, i) => `${k.kernel} 要求${i === 0 ? "计算能力" : ""} ≥ ${fixed(k.min_cc, 1)}`).join("、");
+    const floors = kernels.filter((k) => k.min_cc !== null)
+      .map((k, i) => reason(i === 0 ? "kernel_floor_first" : "kernel_floor", { kernel: k.kernel, min_cc: fixed(k.min_cc, 1) }));
     const cc = gpu.compute_capability || 0;
-    head = needs
-      ? `${gpu.name} 不支持 ${name}：${rt.name} 的 ${needs}，这张卡是 ${fixed(cc, 1)}`
-      : `${gpu.name} 不支持 ${name}：${rt.name} 在 NVIDIA 卡上没有 ${name} 的实现`;
+    why = floors.length
+      ? reason("format_below_cc", { runtime: rt.name, floors, cc: fixed(cc, 1) })
+      : reason("format_no_nvidia_kernel", { runtime: rt.name, format: name });
   } else {
-    head = `${gpu.name} 不支持 ${name}：${rt.name} 在 ${gpu.vendor} 的卡上没有 ${name} 的实现`;
+    why = reason("format_no_vendor_kernel", { runtime: rt.name, vendor: gpu.vendor, format: name });
   }
   const alts = nearestRunning(gpu, precision, rt, support);
-  if (!alts.length) return `${head}；这张卡上没有可替代的精度`;
-  return `${head}；改用 ` + alts.map((a) => label(support, a)).join("/");
+  const instead = alts.length
+    ? reason("format_instead", { formats: alts.map((a) => label(support, a)).join("/") })
+    : reason("format_no_alternative");
+  return { kind: "unsupported_format", params: { gpu: gpu.name, format: name, why, instead } };
 }
 
 /** check: {kernel, note, refusal} for `precision` on `gpu` under `runtime`. */

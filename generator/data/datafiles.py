@@ -1,0 +1,88 @@
+"""The data files, each named once: :class:`DataFile`, and the table of what each holds.
+
+Code names a file by its member, never by a string: ``DataFile.gpus`` is a ``str`` (the file's
+name, ``"gpus.yaml"``, wherever text is wanted: a problem's file, a key of the loaded documents)
+and ``DataFile.gpus.path`` its path from the project root (a page's inputs). :data:`DATA_FILES`
+gives each file's top-level key and record model (validation, the JSON Schemas, the editor's
+guide, ``diff``/``edition`` reading another commit's data); :data:`OPTIONAL_FILES` what a build
+uses for a file left out. ``tests/test_data_files.py`` refuses a file-name literal anywhere else
+in ``generator/``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+from generator.data.editorial import BuyersFile, ClaimsFile, OwnershipFile, Tolerance, TrendsFile
+from generator.data.records import (
+    ApiPricesFile,
+    ComparisonsFile,
+    EditionsFile,
+    FxFile,
+    GpusFile,
+    ModelsFile,
+    OffersFile,
+    PitfallsFile,
+    ProvidersFile,
+    ScenariosFile,
+)
+from generator.data.rules import Rules
+
+
+class DataFile(StrEnum):
+    """A file of ``data/``, by its name."""
+
+    gpus = "gpus.yaml"
+    offers = "offers.yaml"
+    providers = "providers.yaml"
+    fx = "fx.yaml"
+    models = "models.yaml"
+    scenarios = "scenarios.yaml"
+    pitfalls = "pitfalls.yaml"
+    rules = "rules.yaml"
+    editions = "editions.yaml"
+    comparisons = "comparisons.yaml"
+    claims = "claims.yaml"
+    ownership = "ownership.yaml"
+    buyers = "buyers.yaml"
+    trends = "trends.yaml"
+    api_prices = "api_prices.yaml"
+
+    @property
+    def path(self) -> str:
+        """The file's path from the project root: ``data/gpus.yaml``."""
+        return f"data/{self.value}"
+
+
+#: file -> (key every entry list lives under, record model of the whole file), in the order the
+#: editor's guide lists them
+DATA_FILES: dict[DataFile, tuple[str, type[BaseModel]]] = {
+    DataFile.gpus: ("gpus", GpusFile),
+    DataFile.offers: ("offers", OffersFile),
+    DataFile.providers: ("providers", ProvidersFile),
+    DataFile.fx: ("rates", FxFile),
+    DataFile.models: ("models", ModelsFile),
+    DataFile.scenarios: ("scenarios", ScenariosFile),
+    DataFile.pitfalls: ("pitfalls", PitfallsFile),
+    DataFile.rules: ("cost", Rules),
+    DataFile.editions: ("editions", EditionsFile),
+    DataFile.comparisons: ("comparisons", ComparisonsFile),
+    DataFile.claims: ("claims", ClaimsFile),
+    DataFile.ownership: ("purchases", OwnershipFile),
+    DataFile.buyers: ("buyers", BuyersFile),
+    DataFile.trends: ("facts", TrendsFile),
+    DataFile.api_prices: ("prices", ApiPricesFile),
+}
+#: Files a project may leave out; they then count as empty (ownership: no rent-or-buy table).
+OPTIONAL_FILES: dict[DataFile, BaseModel | None] = {
+    DataFile.editions: EditionsFile(editions=[]),
+    DataFile.fx: FxFile(rates=[]),
+    DataFile.comparisons: ComparisonsFile(comparisons=[]),
+    DataFile.claims: ClaimsFile(tolerance=Tolerance(holds=0.15, partly=0.35), claims=[]),
+    DataFile.ownership: None,
+    DataFile.buyers: BuyersFile(buyers=[]),
+    DataFile.trends: TrendsFile(facts=[]),
+    DataFile.api_prices: ApiPricesFile(prices=[]),
+}
