@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from generator.data.datafiles import DataFile
 from generator.data.gpuhunt import ID_PREFIX, read_catalog
 from generator.data.import_map import load_import_map, map_path
 from generator.data.offer_block import Changes, entries, merge, render, rewrite, split
@@ -72,7 +73,7 @@ def run_prices(project: Project, args: argparse.Namespace) -> int:
     read = read_catalog(text, shown, provider, imap, args.catalog_date, args.url)
     if read.problems:
         raise DataError(read.problems)
-    offers_path = project.data / "offers.yaml"
+    offers_path = project.data / DataFile.offers
     offers_name = _display(offers_path, project.root)
     old_text = offers_path.read_text(encoding="utf-8")
     parts, problems = split(old_text, args.source, offers_name, ID_PREFIX)
@@ -112,11 +113,11 @@ def _validate(
             else (Path(tmp) / "data")
         )
         shutil.copytree(project.data, copy, ignore=shutil.ignore_patterns("schemas"))
-        (copy / "offers.yaml").write_text(new_text, encoding="utf-8")
+        (copy / DataFile.offers).write_text(new_text, encoding="utf-8")
         _cat, problems = load_catalogue(copy, display_root=Path(tmp))
     out: list[Problem] = []
     for p in problems:
-        if p.file.endswith("offers.yaml") and starts:
+        if p.file.endswith(DataFile.offers) and starts:
             i = bisect.bisect_right([s for s, _ in starts], p.line) - 1
             oid = starts[i][1] if i >= 0 else None
             if oid is not None and oid in changes.lines:
