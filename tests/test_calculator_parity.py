@@ -262,6 +262,8 @@ def draw(rng: random.Random, d: Draw) -> list[tuple[str, str]]:
             q.append(("precision", precision))
         if serving and maybe(0.15):
             q.append(("kv-precision", rng.choice(["fp8", "fp16", "bf16", "fp32"])))
+        if serving and maybe(0.3):
+            q.append(("runtime", rng.choice(["vllm", "transformers", "llama.cpp"])))
         if maybe(0.6):
             q.append(("batch", str(rng.choice([1, 2, 4, 8, 16, 32, 64, 256]) if serving else rng.randint(1, 8))))
         lengths = rng.random()
@@ -328,6 +330,8 @@ REFUSED: list[list[tuple[str, str]]] = [
     [("workload", "inference"), ("model", "sdxl"), ("steps", "2.5")],
     [("workload", "inference"), ("model", "sdxl"), ("images-per-month", "0")],
     [("workload", "inference"), ("model", "no-such-model")],
+    [("workload", "lora"), ("params", "7"), ("runtime", "transformers")],
+    [("workload", "inference"), ("params", "7"), ("runtime", "tgi")],
     [("workload", "inference"), ("params", "7"), ("disk-gb", "-1")],
     [("workload", "inference"), ("params", "7"), ("budget", "0")],
     [("workload", "inference"), ("params", "7"), ("job-tokens", "1000001")],
@@ -441,6 +445,9 @@ def test_the_random_inputs_reach_every_branch(random_run: Run) -> None:
     assert sum(1 for r in refusals if "要求计算能力" in r and "BF16" not in r) > 5
     assert sum(1 for o in options if any("混合精度按 FP16" in r for r in o.reasons)) > 5
     assert sum(1 for o in options if any("Marlin" in r for r in o.reasons) and o.eligible) > 5  # kernel notes
+    assert sum(1 for r in refusals if "llama.cpp" in r) > 5  # --runtime llama.cpp refusing a non-GGUF format
+    for runtime in ("vllm", "transformers", "llama.cpp"):  # each runtime's sizing compared
+        assert sum(1 for c in random_run.cases if ("runtime", runtime) in c) > 10, runtime
 
 
 def test_engines_refuse_the_same_inputs(bundled: Catalogue) -> None:
