@@ -21,7 +21,7 @@ from generator.data.rules import Rules
 from generator.data.validate import load_catalogue
 from generator.engine.arch import Arch
 from generator.engine.calibration import predict_inference_memory
-from generator.engine.memory import estimate
+from generator.engine.memory import estimate, min_gpus, usable_gib
 from generator.engine.request import Request
 from generator.engine.support import check_request
 from generator.engine.units import GIB
@@ -161,3 +161,32 @@ def test_estimate_takes_the_runtime(capsys: pytest.CaptureFixture[str]) -> None:
     assert any("transformers" in a["text"] for a in hf["assumptions"])
     code, _, err = _estimate(capsys, "lora", "--model", "qwen2.5-7b", "--runtime", "transformers")
     assert code == 2 and "--runtime" in err and "Traceback" not in err
+
+
+def test_vllm_gets_its_gpu_memory_utilization_share_of_the_card() -> None:
+    """vLLM reserves gpu_memory_utilization (0.9, vllm/config/cache.py CacheConfig) of the card and must fit
+    weights, activations and KV cache inside it: a 32 GB card offers it 28.8 GiB, against 30.72 GiB
+    (0.96, rules usable_fraction) for transformers generate() and for training, which reserve nothing."""
+    qwen3_14b = Arch.from_params(
+        14.77, layers=40, hidden=5120, heads=40, kv_heads=8, intermediate=17408, vocab=151936,
+        defaults=MEM.arch_defaults,
+    )  # fmt: skip
+    serve = Request.with_defaults(RULES.defaults, Workload.inference, qwen3_14b, Precision.bf16, context=4096)
+    assert usable_gib(32, MEM, serve) == pytest.approx(32 * 0.9)
+    hf = replace(serve, runtime=Runtime.transformers)
+    assert usable_gib(32, MEM, hf) == pytest.approx(32 * 0.96)
+    train = Request.with_defaults(RULES.defaults, Workload.lora, qwen3_14b, Precision.bf16)
+    assert usable_gib(32, MEM, train) == pytest.approx(32 * 0.96)
+    # Qwen3-14B BF16 at 4,096 tokens: 14.77e9 x 2 B of weights = 27.5 GiB alone, about 30 GiB in all. It
+    # fits a 32 GB card's 30.72 GiB under generate(), not vLLM's 28.8 GiB: vLLM needs a second card.
+    total = estimate(serve, MEM).total_gib
+    assert 28.8 < total < 30.72
+    assert min_gpus(serve, 32, MEM) == 2
+    assert min_gpus(hf, 32, MEM) == 1
+
+
+def test_each_runtimes_page_sentence_names_its_reserved_share() -> None:
+    """The sentence a page prints for a runtime that reserves memory states the share the engine uses."""
+    for rt in MEM.inference.runtimes.values():
+        if rt.gpu_memory_utilization is not None:
+            assert f"{rt.gpu_memory_utilization:.0%}" in rt.allocates_zh, rt.name

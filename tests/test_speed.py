@@ -344,16 +344,17 @@ def test_concurrency_matches_vllms_kv_budget() -> None:
     """vLLM pull request 10511 logged for `vllm serve meta-llama/Meta-Llama-3-8B` on an 80 GB card
     (79.22 GiB, gpu_memory_utilization 0.90): weights 14.96 GiB, non-torch 1.79 GiB, activation
     peak 1.26 GiB, "available_kv_cache_memory 53.29GiB". Llama-3-8B's KV cache is 2·32·8·128·2 B =
-    128 KiB per token, 1 GiB per 8,192-token sequence: 53 sequences. The engine counts 76.8 GiB
-    usable on an 80 GB card (vLLM's default leaves 10 % unused), so it may fit a few more."""
+    128 KiB per token, 1 GiB per 8,192-token sequence: 53 sequences. The engine gives vLLM the same
+    0.9 of the card (72 GiB of an 80 GB card) and counts its own overhead, so it lands within a few
+    sequences of vLLM's count (52 today; 57 when it allowed 0.96 of the card)."""
     llama3_8b = shape(8.03, layers=32, hidden=4096, heads=32, kv_heads=8, vocab=128256, intermediate=14336)
     req = Request.with_defaults(
         RULES.defaults, Workload.inference, llama3_8b, Precision.bf16, context=8192, output_tokens=1024
     )
     n, capped = max_concurrency(req, H100, 1, RULES)
-    assert 1.0 <= n / 53 <= 1.15 and not capped
+    assert 0.9 <= n / 53 <= 1.1 and not capped
     # n is the largest count the estimate fits: one more does not.
-    usable = usable_gib(H100.memory_gb, MEM)
+    usable = usable_gib(H100.memory_gb, MEM, req)
     assert estimate(replace(req, batch=n), MEM).total_gib <= usable < estimate(replace(req, batch=n + 1), MEM).total_gib
 
 

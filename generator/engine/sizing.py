@@ -129,7 +129,7 @@ class Sizer:
         """:func:`generator.engine.memory.min_gpus`, once per distinct request and card size."""
         key = (replace(req, gpus=1), memory_gb)
         if key not in self._min_cards:
-            limit = memory.usable_gib(memory_gb, self.rules.memory)
+            limit = memory.usable_gib(memory_gb, self.rules.memory, req)
             counts = memory.card_counts(self.rules.memory, MAX_CARDS)
             fits = (n for n in counts if self.estimate(replace(req, gpus=n)).total_gib <= limit)
             self._min_cards[key] = next(fits, None)
@@ -170,7 +170,7 @@ def size_workload(
     return Sizing(
         min_cards=cards,
         max_cards=MAX_CARDS,
-        usable_gib=memory.usable_gib(gpu.memory_gb, rules.memory),
+        usable_gib=memory.usable_gib(gpu.memory_gb, rules.memory, req),
         estimate=est,
         job_hours=job_hours,
         decode_tokens_per_s=tokens_per_s,

@@ -496,7 +496,7 @@ def max_concurrency(req: Request, gpu: Gpu, cards: int, all_rules: Rules, cap: i
     """
     mem = all_rules.memory
     limit = cap or serving_cap(gpu, all_rules.speed.serving)
-    usable = memory.usable_gib(gpu.memory_gb, mem)
+    usable = memory.usable_gib(gpu.memory_gb, mem, req)
 
     def fits(count: int) -> bool:
         return memory.estimate(replace(req, batch=count, gpus=cards), mem).total_gib <= usable

@@ -32,7 +32,7 @@ export class Sizer {
   /** min_gpus: the smallest count in card_counts whose per-card peak fits; null if none does. */
   minGpus(req, memoryGb) {
     if (!this.minCards.has(memoryGb)) {
-      const limit = usableGib(memoryGb, this.rules.memory);
+      const limit = usableGib(memoryGb, this.rules.memory, req);
       const found = cardCounts(this.rules.memory, MAX_CARDS).find(
         (n) => this.estimate({ ...req, gpus: n }).total_gib <= limit,
       );
@@ -63,7 +63,7 @@ export function sizeWorkload(req, gpu, rules, jobTokensB, sizer) {
     job_tokens_b: train ? jobTokensB : null,
     min_cards: cards,
     max_cards: MAX_CARDS,
-    usable_gib: usableGib(gpu.memory_gb, rules.memory),
+    usable_gib: usableGib(gpu.memory_gb, rules.memory, req),
     estimate: est,
     per_card_gib: est.total_gib,
     job_hours: train ? train.hours : null,

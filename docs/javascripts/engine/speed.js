@@ -202,7 +202,7 @@ export function servingCap(gpu, serving) {
 export function maxConcurrency(req, gpu, cards, rules, cap = null) {
   const mem = rules.memory;
   const limit = cap || servingCap(gpu, rules.speed.serving);
-  const usable = usableGib(gpu.memory_gb, mem);
+  const usable = usableGib(gpu.memory_gb, mem, req);
   const fits = (count) => estimate({ ...req, batch: count, gpus: cards }, mem).total_gib <= usable;
   if (fits(limit)) return [limit, true];
   let lo = 1, hi = limit; // hi does not fit; lo is the answer when nothing larger fits
