@@ -451,3 +451,23 @@ def test_node_scaling_reproduces_the_published_runs() -> None:
     with pytest.raises(ValueError, match="no fabric between nodes"):
         node_scaling(16, 8, "none", None, sc)
     assert node_scaling(16384, 8, "infiniband", 25, sc).extrapolated  # 200 Gb/s per GPU: not modelled
+
+
+def test_a_quantized_models_16_bit_head_adds_to_its_dequantizing_layers() -> None:
+    """Qwen2.5-32B AWQ (int4, 16-bit embeddings) decoding one token on an A100: the layers' 4-bit weights
+    are dequantized on the CUDA cores (31.20e9 Linear weights x ops / 19.5 TFLOPS), and the 16-bit lm_head
+    (152,064 x 5,120 x 2 B) is a GEMV of its own that streams memory afterwards (2,039 GB/s x the
+    bandwidth share), so the two add rather than overlap. Worked by hand from the datasheet and config."""
+    qwen25_32b = shape(32.76, layers=64, hidden=5120, heads=40, kv_heads=8, intermediate=27648, vocab=152064)
+    d = RULES.speed.decode
+    ops = d.dequant_ops_per_weight[Precision.int4]
+    step = decode_step(qwen25_32b, Precision.int4, Precision.bf16, 1, 1, A100, 1, RULES)
+    linear = 32.76e9 - 2 * 152064 * 5120
+    dequant = linear * ops / 19.5e12
+    head = 152064 * 5120 * 2 / (2039e9 * d.bandwidth_efficiency)
+    kv = 64 * 8 * 128 * 2 * 2 / (2039e9 * d.bandwidth_efficiency)  # one token's K and V
+    assert step.dequant == pytest.approx(dequant)
+    assert step.seconds == pytest.approx(dequant + head + kv + d.step_overhead_ms / 1000)
+    # Control: a 16-bit model has no separate head term; its whole weights stream in one max().
+    bf16 = decode_step(qwen25_32b, Precision.bf16, Precision.bf16, 1, 1, A100, 1, RULES)
+    assert bf16.seconds == pytest.approx(bf16.weights + kv + d.step_overhead_ms / 1000)
