@@ -264,6 +264,8 @@ def draw(rng: random.Random, d: Draw) -> list[tuple[str, str]]:
             q.append(("precision", precision))
         if serving and maybe(0.15):
             q.append(("kv-precision", rng.choice(["fp8", "fp16", "bf16", "fp32"])))
+        if serving and maybe(0.3):
+            q.append(("runtime", rng.choice(["vllm", "transformers", "llama.cpp"])))
         if maybe(0.6):
             q.append(("batch", str(rng.choice([1, 2, 4, 8, 16, 32, 64, 256]) if serving else rng.randint(1, 8))))
         lengths = rng.random()
@@ -330,6 +332,8 @@ REFUSED: list[list[tuple[str, str]]] = [
     [("workload", "inference"), ("model", "sdxl"), ("steps", "2.5")],
     [("workload", "inference"), ("model", "sdxl"), ("images-per-month", "0")],
     [("workload", "inference"), ("model", "no-such-model")],
+    [("workload", "lora"), ("params", "7"), ("runtime", "transformers")],
+    [("workload", "inference"), ("params", "7"), ("runtime", "tgi")],
     [("workload", "inference"), ("params", "7"), ("disk-gb", "-1")],
     [("workload", "inference"), ("params", "7"), ("budget", "0")],
     [("workload", "inference"), ("params", "7"), ("job-tokens", "1000001")],
@@ -443,6 +447,10 @@ def test_the_random_inputs_reach_every_branch(random_run: Run) -> None:
     notes = [[str(r.params.get("note", "")) for r in o.reasons] for o in options]
     assert sum(1 for o in notes if any("混合精度按 FP16" in n for n in o)) > 5
     assert sum(1 for o, n in zip(options, notes, strict=True) if any("Marlin" in x for x in n) and o.eligible) > 5
+    # --runtime llama.cpp refusing a non-GGUF format
+    assert sum(1 for r in refusals if getattr(r["why"], "params", {}).get("runtime") == "llama.cpp") > 5
+    for runtime in ("vllm", "transformers", "llama.cpp"):  # each runtime's sizing compared
+        assert sum(1 for c in random_run.cases if ("runtime", runtime) in c) > 10, runtime
 
 
 def test_engines_refuse_the_same_inputs(bundled: Catalogue) -> None:

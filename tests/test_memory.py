@@ -16,7 +16,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.data.records import Optimizer, Precision, Workload
+from generator.data.records import Optimizer, Precision, Runtime, Workload
 from generator.data.rules import PrefillLogits, Rules
 from generator.engine.arch import Arch
 from generator.engine.footprint import kv_bytes_per_token, weight_bytes
@@ -404,7 +404,7 @@ def test_min_gpus_fits_and_predecessor_does_not(wp, params, context, batch, gb) 
     req = _req(wp, shape(params), context=context, batch=batch, zero_stage=3)
     n = min_gpus(req, gb, MEM)
     counts = card_counts(MEM)
-    limit = usable_gib(gb, MEM)
+    limit = usable_gib(gb, MEM, req)  # the runtime's share for serving (vLLM: gpu_memory_utilization)
     if n is None:
         assert all(estimate(replace(req, gpus=c), MEM).total_gib > limit for c in counts)
         return
@@ -435,7 +435,7 @@ def test_vllm_prefill_is_chunked_at_the_stacks_token_budget() -> None:
     sequences, sampler included. The rules' stack (vLLM, max_batched_tokens 8192) counts the
     prefill temporaries of one such step however many prompts wait; a request that names its own
     stack (prefill_logits given, e.g. HF generate) still prefills its whole batch at once."""
-    cap = MEM.inference.serving_stack.max_batched_tokens
+    cap = MEM.inference.runtimes[Runtime.vllm].max_batched_tokens
     assert cap == 8192  # vLLM's largest API-server default (EngineArgs.get_batch_defaults)
     busy = Request.with_defaults(RULES.defaults, Workload.inference, LLAMA3_8B, Precision.bf16, batch=256, context=4096)
     e = estimate(busy, MEM)

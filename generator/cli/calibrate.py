@@ -25,6 +25,7 @@ GROUP_NAMES = {
     "serving": "serving speed",
     "diffusion": "image-model memory",
     "memory": "language-model memory",
+    "inference_memory": "serving memory by runtime",
     "image_speed": "image-generation time",
 }
 

@@ -18,7 +18,7 @@ from typing import Any
 from generator.cli.arguments import billing_tiers, bounded, number, slug, whole
 from generator.data.catalogue import Catalogue
 from generator.data.problems import DataError
-from generator.data.records import Gpu, ModelKind, Offload, Optimizer, Precision, Workload
+from generator.data.records import Gpu, ModelKind, Offload, Optimizer, Precision, Runtime, Workload
 from generator.data.validate import load_catalogue
 from generator.engine import memory, speed
 from generator.engine.arch import Arch, shape_problem
@@ -95,6 +95,9 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
                    help="image models: side of the square image in pixels (default: rules.yaml)")  # fmt: skip
     p.add_argument("--offload", choices=[o.value for o in Offload],
                    help="image models: none (all parts on the GPU) or model (model CPU offload)")  # fmt: skip
+    p.add_argument("--runtime", choices=[r.value for r in Runtime],
+                   help="serving a language model: the software whose way of allocating memory is assumed "
+                        "(default: rules.yaml defaults.runtime)")  # fmt: skip
     p.add_argument("--steps", type=bounded("steps"),
                    help="image models: denoising steps per image (default: the model's default_steps)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -234,6 +237,8 @@ def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
         raise UsageError(f'"{args.model}" is an image model: it is sized for generating images (--workload inference)')
     if image and args.context is not None:
         raise UsageError("--context is for language models; an image model's size is --resolution")
+    if args.runtime is not None and (image or args.workload != Workload.inference.value):
+        raise UsageError("--runtime is for serving a language model (--workload inference)")
     if not image and (args.resolution is not None or args.offload is not None):
         raise UsageError("--resolution and --offload are for image models")
     if not image and (args.steps is not None or getattr(args, "images_per_month", None) is not None):

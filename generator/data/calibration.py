@@ -2,7 +2,8 @@
 runs, serving measurements, image-model memory peaks and image-generation times, each with its source, where in the
 source, and the source's own words.
 
-A case file holds ``training``, ``serving``, ``diffusion`` and/or ``memory`` lists and says whether it is
+A case file holds ``training``, ``serving``, ``diffusion``, ``memory``, ``image_speed`` and/or
+``inference_memory`` lists and says whether it is
 ``held_out`` (checked the same way, reported apart: cases nobody tuned a constant on). A new
 file dropped into the folder is read, checked and reported with the others.
 """
@@ -16,7 +17,18 @@ from pydantic import Field, Strict, model_validator
 
 from generator.data.load import load_file
 from generator.data.problems import Problem
-from generator.data.records import ComponentRole, HttpUrl, Offload, Precision, Record, ShortText, Slug, Text, Workload
+from generator.data.records import (
+    ComponentRole,
+    HttpUrl,
+    Offload,
+    Precision,
+    Record,
+    Runtime,
+    ShortText,
+    Slug,
+    Text,
+    Workload,
+)
 
 Confidence = Literal["high", "medium", "low"]
 PrecisionName = Annotated[Precision, Strict(False)]
@@ -130,6 +142,24 @@ class MemoryCase(_Case):
     published: float = Field(gt=0)
 
 
+class InferenceMemoryCase(_Case):
+    """A published peak memory of serving a language model under a named runtime (e.g. Hugging Face
+    ``generate`` measured by ``torch.cuda.max_memory_allocated``)."""
+
+    arch: CaseArch
+    runtime: Annotated[Runtime, Strict(False)] = Field(description="The runtime the source measured.")
+    precision: PrecisionName = Field(description="The weights' format (GPTQ/AWQ 4-bit: int4).")
+    gpus: int = Field(default=1, ge=1, le=1, description="Cards: single-card measurements only.")
+    batch: int = Field(default=1, ge=1, description="Sequences generated together.")
+    prompt_tokens: int = Field(ge=1)
+    output_tokens: int = Field(ge=1)
+    metric: Literal["peak_allocated_gib"] = Field(
+        description="Peak of the tensors allocated (torch.cuda.max_memory_allocated), GiB: the estimate less its "
+        "overhead (CUDA context, allocator fragmentation), which that counter does not see."
+    )
+    published: float = Field(gt=0)
+
+
 class ImageSpeedCase(_Case):
     """A published time per image of an image-generation pipeline."""
 
@@ -155,6 +185,7 @@ class CalibrationFile(Record):
     diffusion: list[DiffusionCase] = Field(default_factory=list)
     memory: list[MemoryCase] = Field(default_factory=list)
     image_speed: list[ImageSpeedCase] = Field(default_factory=list)
+    inference_memory: list[InferenceMemoryCase] = Field(default_factory=list)
 
 
 def load_calibration(folder: Path) -> tuple[dict[str, CalibrationFile], list[Problem]]:

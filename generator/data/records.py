@@ -807,6 +807,15 @@ class Precision(StrEnum):
     mixed = "mixed"
 
 
+class Runtime(StrEnum):
+    """The software that serves a language model; memory is sized the way it allocates
+    (``rules.yaml`` ``memory.inference.runtimes``)."""
+
+    vllm = "vllm"  # paged KV cache, chunked prefill, preallocates gpu_memory_utilization of the card
+    transformers = "transformers"  # Hugging Face generate(): weights + a growing cache + whole-prompt prefill
+    llama_cpp = "llama.cpp"  # GGUF weights + a KV cache of n_ctx tokens at its type + a compute buffer
+
+
 class Offload(StrEnum):
     """Where an image-generation pipeline keeps the components it is not using."""
 

@@ -18,7 +18,17 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
-from generator.data.records import Billing, FabricKind, HttpUrl, Offload, Optimizer, Precision, SourceTier, Vendor
+from generator.data.records import (
+    Billing,
+    FabricKind,
+    HttpUrl,
+    Offload,
+    Optimizer,
+    Precision,
+    Runtime,
+    SourceTier,
+    Vendor,
+)
 
 #: A precision name as YAML text (records.Precision's values).
 PrecisionName = Annotated[Precision, Strict(False)]
@@ -94,7 +104,6 @@ class RuntimeSupport(_Section):
 class SupportRules(_Section):
     """Precision × card support per runtime (generator/engine/support.py)."""
 
-    serving_runtime: str = Field(min_length=1, description="Runtime serving text models assumes (a key of runtimes).")
     training_runtime: str = Field(
         min_length=1, description="Runtime training and image generation assume (a key of runtimes)."
     )
@@ -102,11 +111,15 @@ class SupportRules(_Section):
     nearest: dict[PrecisionName, list[PrecisionName]] = Field(
         description="Formats to suggest instead, nearest first; the reason names the first two that run."
     )
-    runtimes: dict[str, RuntimeSupport] = Field(min_length=1, description="Support tables per runtime.")
+    runtimes: dict[str, RuntimeSupport] = Field(
+        min_length=1,
+        description="Support tables per runtime: training_runtime's, and one per serving runtime (a request's "
+        "runtime, defaults.runtime).",
+    )
 
     @model_validator(mode="after")
     def _known_runtimes(self) -> SupportRules:
-        for name in (self.serving_runtime, self.training_runtime):
+        for name in (self.training_runtime, *(r.value for r in Runtime)):
             if name not in self.runtimes:
                 raise ValueError(f"runtime {name!r} is not one of runtimes ({', '.join(self.runtimes)})")
         return self
@@ -178,6 +191,9 @@ class DefaultRules(_Section):
     steps: int = Field(
         ge=1, le=1000, description="Image models: denoising steps when neither the reader nor the model entry says."
     )
+    runtime: Annotated[Runtime, Strict(False)] = Field(
+        description="Serving a language model: the runtime whose way of allocating memory is assumed."
+    )
     disk_gb: float = Field(ge=0, description="Data disk kept all month, GB.")
     egress_gb_month: float = Field(ge=0, description="Outbound traffic per month, GB.")
     public_ip: bool = Field(description="Whether one public IP per instance is rented.")
@@ -231,20 +247,46 @@ class PrefillLogits(StrEnum):
     all_tokens = "all_tokens"  # a plain forward over the prompt (older generate(), scoring scripts)
 
 
-class ServingStack(_Section):
-    """The serving software a page assumes, and what it keeps during prefill."""
+class RuntimeMemory(_Section):
+    """How one serving runtime allocates memory for a language model (generator/engine/inference_memory.py)."""
 
     name: str = Field(min_length=1, max_length=60, description="Display name, e.g. vLLM.")
     prefill_logits: Annotated[PrefillLogits, Strict(False)] = Field(
-        description="last_token (one row of logits per sequence) or all_tokens (a row per prompt token)."
+        description="last_token (one row of logits per sequence) or all_tokens (a row per token of a prefill step)."
     )
     max_batched_tokens: int | None = Field(
         default=None,
         ge=1,
         le=1_000_000,
-        description="Tokens the stack processes per step (chunked prefill: vLLM's max_num_batched_tokens); "
-        "prefill temporaries are counted for at most this many tokens. Null: the whole batch at once.",
+        description="Tokens the runtime processes per prefill step (vLLM's max_num_batched_tokens, llama.cpp's "
+        "n_ubatch); prefill temporaries are counted for at most this many tokens. Null: the whole batch at once.",
     )
+    chunk_setting: str | None = Field(
+        default=None, min_length=1, max_length=40, description="The runtime's name for that setting, said on the page."
+    )
+    kv_precision: PrecisionName | None = Field(
+        default=None,
+        description="KV-cache type when the request names none; null: the weights' (kv_default_precision rules).",
+    )
+    activation_bytes: float | None = Field(
+        default=None, gt=0, description="Bytes per activation value; null: the model's (activation_bytes rules)."
+    )
+    logits_bytes_per_vocab: float | None = Field(
+        default=None,
+        gt=0,
+        description="With all_tokens: bytes per vocabulary entry per token; null: all_token_logits_bytes_per_vocab.",
+    )
+    gpu_memory_utilization: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="Share of the card the runtime reserves at start and never exceeds (vLLM); null: it "
+        "allocates as it goes, up to the usable memory.",
+    )
+    allocates_zh: str = Field(
+        min_length=1, max_length=300, description="How it allocates, said on the page (one sentence, Chinese)."
+    )
+    source: HttpUrl = Field(description="The runtime's source or documentation for these defaults.")
 
 
 class DenoiserActivations(_Section):
@@ -286,7 +328,9 @@ class InferenceRules(_Section):
     all_token_logits_bytes_per_vocab: float = Field(
         ge=0, description="Bytes per vocabulary entry per prompt token when a stack keeps logits for every token."
     )
-    serving_stack: ServingStack = Field(description="The serving software the pages assume.")
+    runtimes: dict[Annotated[Runtime, Strict(False)], RuntimeMemory] = Field(
+        description="How each serving runtime allocates; requests name one (defaults.runtime)."
+    )
     diffusion: DiffusionRules = Field(description="Image-generation pipelines.")
 
 
@@ -665,26 +709,11 @@ class LatencyFloor(_Section):
     source: str = Field(min_length=1, description="Where the floor comes from.")
 
 
-class ServingHeadroom(_Section):
-    """How much of a card's memory a serving plan may need and still be picked."""
-
-    max_memory_share: float = Field(
-        gt=0,
-        le=1,
-        description="Largest share of the card's nominal memory the estimate may take (the serving engine's default).",
-    )
-    source: HttpUrl = Field(description="Where the share comes from.")
-    basis: str = Field(min_length=1, max_length=200, description="One line: what the share is.")
-
-
 class DecisionRules(_Section):
     """How plans are built and ranked (step 4: the cheapest plan by the workload's own measure)."""
 
     max_plan_cards: int = Field(ge=1, le=16_384, description="Most cards one plan may rent (a cluster).")
     latency_floor: LatencyFloor = Field(description="Serving plans slower than this are not offered.")
-    serving_headroom: ServingHeadroom = Field(
-        description="A serving plan whose memory need is above this share of the card's memory is not picked."
-    )
     faster_note_tolerance: float = Field(
         ge=0,
         le=1,
@@ -707,3 +736,10 @@ class Rules(_Section):
     support: SupportRules = Field(description="Which number formats run on which cards, per runtime.")
     pages: PageRules = Field(description="Landing-page defaults.")
     decision: DecisionRules = Field(description="How plans are built and ranked.")
+
+    @model_validator(mode="after")
+    def _every_runtime_sized(self) -> Rules:
+        missing = [r.value for r in Runtime if r not in self.memory.inference.runtimes]
+        if missing:
+            raise ValueError(f"memory.inference.runtimes has no entry for {', '.join(missing)}")
+        return self

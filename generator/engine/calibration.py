@@ -17,6 +17,7 @@ from generator.data.calibration import (
     CaseArch,
     DiffusionCase,
     ImageSpeedCase,
+    InferenceMemoryCase,
     MemoryCase,
     ServingCase,
     TrainingCase,
@@ -42,8 +43,8 @@ TIME_METRICS = frozenset(
 class CaseResult:
     file: str
     held_out: bool
-    group: str  # training | finetune | serving | diffusion | memory | image_speed
-    kind: str  # serving: decode_single, decode_tp ...; training: the workload; otherwise the group
+    group: str  # training | finetune | serving | diffusion | memory | inference_memory | image_speed
+    kind: str  # serving: decode_single ...; training: the workload; inference_memory: the runtime; else the group
     id: str
     metric: str
     published: float
@@ -143,6 +144,17 @@ def predict_memory(case: MemoryCase, rules: Rules) -> float:
     return weight_bytes(arch, case.precision, rules.memory) / 1e9
 
 
+def predict_inference_memory(case: InferenceMemoryCase, rules: Rules) -> float:
+    """Peak GiB of the tensors the runtime allocates (the estimate less its CUDA context and fragmentation)."""
+    context = case.prompt_tokens + case.output_tokens
+    req = Request.with_defaults(
+        rules.defaults, Workload.inference, _arch(case.arch, rules), case.precision, batch=case.batch,
+        context=context, output_tokens=case.output_tokens, gpus=case.gpus, runtime=case.runtime,
+    )  # fmt: skip
+    est = memory.estimate(req, rules.memory)
+    return est.total_gib - est.breakdown["overhead"]
+
+
 def predict_image_speed(case: ImageSpeedCase, gpus: dict[str, Gpu], rules: Rules) -> float:
     """Seconds per image (one image per call: the engine does not model batching)."""
     parts = tuple(
@@ -183,6 +195,9 @@ def run(files: dict[str, CalibrationFile], gpus: dict[str, Gpu], rules: Rules) -
         for im in f.image_speed:
             out.append(CaseResult(name, f.held_out, "image_speed", "image_speed", im.id, im.metric, im.published,
                                   predict_image_speed(im, gpus, rules)))  # fmt: skip
+        for c in f.inference_memory:
+            out.append(CaseResult(name, f.held_out, "inference_memory", c.runtime.value, c.id, c.metric, c.published,
+                                  predict_inference_memory(c, rules)))  # fmt: skip
     return out
 
 
@@ -191,7 +206,7 @@ def summarise(results: list[CaseResult]) -> list[GroupSummary]:
     import math
 
     out = []
-    for group in ("training", "finetune", "serving", "diffusion", "memory", "image_speed"):
+    for group in ("training", "finetune", "serving", "diffusion", "memory", "inference_memory", "image_speed"):
         for held in (False, True):
             mine = [r for r in results if r.group == group and r.held_out is held]
             if not mine:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import ModelKind, Offload, Optimizer, Precision, Workload
+from generator.data.records import ModelKind, Offload, Optimizer, Precision, Runtime, Workload
 from generator.data.rules import DefaultRules
 from generator.engine.arch import Arch
 from generator.engine.request import Request
@@ -35,6 +35,7 @@ FLAG_OF: dict[str, str] = {
     "resolution": "resolution",
     "offload": "offload",
     "steps": "steps",
+    "runtime": "runtime",
 }
 
 #: A flag's value as parsed: text for the enums, numbers, a switch, or None when not given.
@@ -57,7 +58,7 @@ def request_from_flags(
         value = values.get(flag)
         return None if value is None else int(value)
 
-    kv, optimizer, offload = text("kv-precision"), text("optimizer"), text("offload")
+    kv, optimizer, offload, runtime = text("kv-precision"), text("optimizer"), text("offload"), text("runtime")
     switch = values.get("grad-checkpointing")
     return Request.with_defaults(
         defaults, Workload(str(values["workload"])), arch, Precision(text("precision") or CLI_PRECISION.value),
@@ -66,6 +67,7 @@ def request_from_flags(
         optimizer=None if optimizer is None else Optimizer(optimizer), lora_rank=whole("lora-rank"),
         gpus=gpus, zero_stage=whole("zero-stage"), output_tokens=output_tokens, resolution=whole("resolution"),
         offload=None if offload is None else Offload(offload), steps=whole("steps"),
+        runtime=None if runtime is None else Runtime(runtime),
     )  # fmt: skip
 
 
@@ -94,6 +96,8 @@ def request_flags(cat: Catalogue, model_id: str, req: Request, job_tokens_b: flo
     if req.workload is Workload.inference:
         if req.output_tokens is not None and req.output_tokens != default_output_tokens(None, req.context, cat.rules):
             flags[FLAG_OF["output_tokens"]] = num(req.output_tokens)
+        if req.runtime is not d.runtime:
+            flags[FLAG_OF["runtime"]] = req.runtime.value
         return flags
     if req.grad_checkpointing is not d.grad_checkpointing:
         flag = FLAG_OF["grad_checkpointing"]

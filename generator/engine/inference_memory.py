@@ -154,9 +154,14 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
     if prec.value in rules.dequant_formats:
         # bnb dequantizes one whole weight to 16-bit before the matmul (bnb MatMul4Bit): a transient.
         transients = rules.dequant_copies * arch.largest_linear_params / tp * rules.embedding_bits / BITS_PER_BYTE
-    kv_prec = req.kv_precision or default_kv_precision(prec, rules)
+    # The runtime decides the KV type (vLLM / transformers: the model's dtype; llama.cpp: f16), the
+    # prefill step, the logits it keeps and its activation width (rules.yaml memory.inference.runtimes).
+    rt = ir.runtimes[req.runtime]
+    kv_prec = req.kv_precision or rt.kv_precision or default_kv_precision(prec, rules)
+    # Every runtime holds the KV cache of batch x context tokens at the peak: vLLM's pages for the
+    # running sequences, transformers' DynamicCache grown to the last token, llama.cpp's n_ctx.
     kv = kv_bytes_per_sequence(arch, kv_prec, rules, n, req.context) * req.batch
-    act_bytes = ir.fp32_activation_bytes if prec is Precision.fp32 else ir.activation_bytes
+    act_bytes = rt.activation_bytes or (ir.fp32_activation_bytes if prec is Precision.fp32 else ir.activation_bytes)
     # Prefill (of the whole batch, or of the stack's chunk below): the largest
     # per-layer temporaries — MLP gate/up/act (3·i) or attention q/k/v/out + norm upcast (~5·h) —
     # split by tensor parallelism, plus the residual stream kept whole on every card
@@ -167,16 +172,19 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
     )
     # Sampling: last-position logits, fp32 + probabilities, one row per sequence.
     logits = req.batch * arch.vocab * ir.last_token_logits_bytes_per_vocab / tp
-    # Tokens prefilled in one step: the serving stack's chunk (vLLM's max_num_batched_tokens), or the
-    # whole batch for a stack without chunking and for a request that names its own stack.
-    cap = ir.serving_stack.max_batched_tokens if req.prefill_logits is None else None
+    # Tokens prefilled in one step: the runtime's chunk (vLLM's max_num_batched_tokens, llama.cpp's
+    # n_ubatch), or the whole batch for a runtime without chunking (transformers generate) and for a
+    # request that names its own logits.
+    cap = rt.max_batched_tokens if req.prefill_logits is None else None
     prefill = min(req.tokens, cap) if cap else req.tokens
     layer_temps = per_token * prefill
-    stack_logits = req.prefill_logits or ir.serving_stack.prefill_logits
+    stack_logits = req.prefill_logits or rt.prefill_logits
     if stack_logits is PrefillLogits.all_tokens:
-        # A stack that runs lm_head over every prompt token holds a bf16 row per token once the last
-        # layer's temporaries are gone: the larger of the two is the prefill peak.
-        every = prefill * arch.vocab * ir.all_token_logits_bytes_per_vocab / tp
+        # A stack that runs lm_head over every prompt token of the step holds a row per token (bf16; f32
+        # in llama.cpp's compute buffer) once the last layer's temporaries are gone: the larger of the two
+        # is the prefill peak.
+        row = rt.logits_bytes_per_vocab or ir.all_token_logits_bytes_per_vocab
+        every = prefill * arch.vocab * row / tp
         layer_temps = max(layer_temps, every + act_bytes * ir.prefill_resident_hidden_copies * arch.hidden * prefill)
     activations = layer_temps + logits
     parts = {"weights": weights, "kv_cache": kv, "activations": activations, "transients": transients}
@@ -210,11 +218,10 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
                 f"{n} 张卡按张量并行 {tp} 路" + (f"、流水线 {pp} 段" if pp > 1 else "") + "切分模型。",
             )
         )
-    stack = ir.serving_stack
-    if stack_logits is PrefillLogits.all_tokens:
+    if req.prefill_logits is None:
+        logits_text = rt.allocates_zh  # the runtime's own way, in its words (rules.yaml)
+    elif req.prefill_logits is PrefillLogits.all_tokens:
         logits_text = "按为每个提示 token 都保留 logits 的推理方式（如直接对整段提示做前向）计算，logits 单独占一大块"
-    elif req.prefill_logits is None:
-        logits_text = f"按 {stack.name} 计算：预填充只为每条序列的最后一个 token 计算 logits"
     else:
         logits_text = "预填充只为每条序列的最后一个 token 计算 logits"
     assumptions.append(
@@ -222,7 +229,7 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
             "prefill",
             prefill,
             (
-                f"预填充分块进行：{stack.name} 每步最多处理 {prefill:,} 个 token（max_num_batched_tokens），"
+                f"预填充分块进行：{rt.name} 每步最多处理 {prefill:,} 个 token（{rt.chunk_setting}），"
                 f"{req.batch} 条 × {req.context} token 分几步处理完，临时张量按一步中单层最大的计；{logits_text}。"
                 if prefill < req.tokens
                 else f"预填充按 {req.batch} 条 × {req.context} token 一次处理，计入单层最大的临时张量；{logits_text}。"

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from generator.data.records import Workload
+from generator.data.records import ModelKind, Workload
 from generator.data.rules import MemoryRules
 from generator.engine.inference_memory import inference_estimate
 from generator.engine.request import Estimate, Request
@@ -37,14 +37,21 @@ def card_counts(rules: MemoryRules, max_cards: int = 64) -> list[int]:
     return counts
 
 
-def usable_gib(gpu_memory_gb: float, rules: MemoryRules) -> float:
+def usable_gib(gpu_memory_gb: float, rules: MemoryRules, req: Request | None = None) -> float:
     """Memory a job can use on one card, in GiB, from the datasheet figure.
 
     Datasheet "GB" for GPU memory are binary (H100 80GB: nvidia-smi shows 81559 MiB
     ≈ 79.6 GiB), so the nominal figure is read as GiB and scaled by ``usable_fraction``
-    (ECC-on GDDR cards lose 1/16; the allocator cannot fill the last blocks).
+    (ECC-on GDDR cards lose 1/16; the allocator cannot fill the last blocks). Serving a language
+    model on a runtime that reserves a share of the card up front (vLLM's gpu_memory_utilization)
+    gets no more than that share: weights, activations and the KV cache must fit inside it.
     """
-    return gpu_memory_gb * rules.usable_fraction
+    fraction = rules.usable_fraction
+    if req is not None and req.workload is Workload.inference and req.arch.kind is ModelKind.llm:
+        reserved = rules.inference.runtimes[req.runtime].gpu_memory_utilization
+        if reserved is not None:
+            fraction = min(fraction, reserved)
+    return gpu_memory_gb * fraction
 
 
 def estimate(req: Request, rules: MemoryRules) -> Estimate:
@@ -56,7 +63,7 @@ def estimate(req: Request, rules: MemoryRules) -> Estimate:
 
 def min_gpus(req: Request, gpu_memory_gb: float, rules: MemoryRules, max_cards: int = 64) -> int | None:
     """Smallest card count in :func:`card_counts` whose per-card peak fits; None if none does."""
-    limit = usable_gib(gpu_memory_gb, rules)
+    limit = usable_gib(gpu_memory_gb, rules, req)
     for n in card_counts(rules, max_cards):
         if estimate(replace(req, gpus=n), rules).total_gib <= limit:
             return n

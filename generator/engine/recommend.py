@@ -211,8 +211,9 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
 
 
 def thin_headroom(sizing: Sizing, gpu: Gpu, rules: Rules) -> Exclusion | None:
-    """LLM serving that fits fewer cards only above the serving engine's default memory share
-    (rules.decision.serving_headroom): the reason when the cards the headroom asks for give no plan."""
+    """LLM serving that fits fewer cards only above the share of each card the runtime reserves
+    (vLLM's gpu_memory_utilization, sizing.serving_limit_gib): the reason when the cards that share asks
+    for give no plan."""
     if sizing.paper_cards is None or sizing.paper_need_gib is None or sizing.headroom_gib is None:
         return None
     return Exclusion(
@@ -221,7 +222,7 @@ def thin_headroom(sizing: Sizing, gpu: Gpu, rules: Rules) -> Exclusion | None:
             "paper_cards": sizing.paper_cards,
             "need_gib": f"{sizing.paper_need_gib:.1f}",
             "limit_gib": f"{sizing.headroom_gib:.1f}",
-            "share": f"{rules.decision.serving_headroom.max_memory_share:.0%}",
+            "share": f"{sizing.headroom_gib / gpu.memory_gb:.0%}",
         },
     )
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeVar
 
-from generator.data.records import Offload, Optimizer, Precision, Workload
+from generator.data.records import Offload, Optimizer, Precision, Runtime, Workload
 from generator.data.rules import DefaultRules, PrefillLogits
 from generator.engine.arch import Arch
 from generator.engine.reason import Reason
@@ -59,8 +59,9 @@ class Request:
     instead of ``context``. ``gpus`` is the card count; ``zero_stage`` applies to
     training on more than one card (1: optimizer states, 2: + gradients, 3: + parameters
     sharded). ``kv_precision`` None: the KV cache in the weights' precision.
-    ``prefill_logits`` overrides the serving stack's logits (None: the stack
-    ``rules.memory.inference.serving_stack`` names).
+    ``runtime`` is the software serving a language model, sized the way it allocates
+    (``rules.memory.inference.runtimes``). ``prefill_logits`` overrides the runtime's logits and
+    prefills the whole batch at once (None: the runtime's own way).
     """
 
     workload: Workload
@@ -77,6 +78,7 @@ class Request:
     output_tokens: int | None
     resolution: int
     offload: Offload
+    runtime: Runtime
     prefill_logits: PrefillLogits | None
     steps: int | None  # image models: denoising steps (None: the model's default_steps, else rules')
 
@@ -110,6 +112,7 @@ class Request:
         output_tokens: int | None = None,
         prefill_logits: PrefillLogits | None = None,
         steps: int | None = None,
+        runtime: Runtime | None = None,
     ) -> Request:
         """The request with each field left None taken from ``defaults`` (rules.yaml). ``gpus``
         is one card unless given (the sizing tries more); ``kv_precision``, ``output_tokens`` and
@@ -126,7 +129,7 @@ class Request:
             optimizer=pick(optimizer, d.optimizer), lora_rank=pick(lora_rank, d.lora_rank), gpus=gpus,
             zero_stage=pick(zero_stage, d.zero_stage), output_tokens=output_tokens,
             resolution=pick(resolution, d.resolution), offload=pick(offload, d.offload),
-            prefill_logits=prefill_logits, steps=steps,
+            runtime=pick(runtime, d.runtime), prefill_logits=prefill_logits, steps=steps,
         )  # fmt: skip
 
     @property

@@ -50,10 +50,10 @@ class Sizing:
     job_tokens_b: float | None = None  # the training job's size, billions of tokens
     image: image_speed.ImageSpeed | None = None  # image generation: one image on one card
     #: LLM serving: the fewest cards that hold it on paper (usable memory) and the memory need there, when
-    #: the serving headroom (rules.decision.serving_headroom) asks for more cards than that; else None
+    #: the runtime's reserved share (serving_limit_gib) asks for more cards than that; else None
     paper_cards: int | None = None
     paper_need_gib: float | None = None
-    headroom_gib: float | None = None  # LLM serving: the most a card may need (the engine's default share)
+    headroom_gib: float | None = None  # LLM serving: the most a card may hold (the runtime's reserved share)
 
     @property
     def per_card_gib(self) -> float:
@@ -186,7 +186,7 @@ def size_workload(
     return Sizing(
         min_cards=cards,
         max_cards=MAX_CARDS,
-        usable_gib=memory.usable_gib(gpu.memory_gb, rules.memory),
+        usable_gib=memory.usable_gib(gpu.memory_gb, rules.memory, req),
         estimate=est,
         job_hours=job_hours,
         decode_tokens_per_s=tokens_per_s,
@@ -203,11 +203,11 @@ def size_workload(
 
 
 def serving_limit_gib(req: Request, memory_gb: float, rules: Rules) -> float | None:
-    """LLM serving: the most memory a card may need and still be picked, the serving engine's default
-    share of the card (rules.decision.serving_headroom, vLLM's gpu_memory_utilization); None otherwise."""
-    if req.workload is Workload.inference and req.arch.kind is ModelKind.llm:
-        return memory_gb * rules.decision.serving_headroom.max_memory_share
-    return None
+    """LLM serving on a runtime that reserves a share of each card up front (vLLM's
+    gpu_memory_utilization, rules.yaml memory.inference.runtimes): the most a card may hold, when that
+    is below the usable memory other work gets; None otherwise (the plain usable memory applies)."""
+    limit = memory.usable_gib(memory_gb, rules.memory, req)
+    return limit if limit < memory.usable_gib(memory_gb, rules.memory) else None
 
 
 def serving_figures(req: Request, gpu: Gpu, cards: int, rules: Rules) -> ServingFigures:

@@ -383,6 +383,15 @@ def _dequant_params(arch: Arch, prec: Precision, mem: MemoryRules, batch: int) -
     return max(0.0, linear - arch.expert_params * (1 - _touched_share(arch, batch)))
 
 
+def _sixteen_bit_head(arch: Arch, prec: Precision, mem: MemoryRules) -> float:
+    """Bytes of the output head a weight-only quantized format keeps in 16 bits (lm_head; a tied table
+    is the same one). Its GEMV is a kernel of its own after the last layer: it reads memory while no
+    quantized layer dequantizes, so its time adds to theirs instead of hiding under it."""
+    if prec.value not in mem.embeddings_16bit_formats:
+        return 0.0
+    return arch.input_embedding_params * mem.embedding_bits / BITS_PER_BYTE
+
+
 def _dequant_seconds(arch: Arch, prec: Precision, gpu: Gpu, cards: int, rules: Rules, batch: int) -> float:
     ops = rules.speed.decode.dequant_ops_per_weight.get(prec)
     if not ops:
@@ -407,8 +416,9 @@ def decode_step(
     """One decode step of ``batch`` sequences holding ``context`` tokens each, on ``cards`` cards.
 
     The weights part is the slowest of streaming the weights, running the GEMMs and dequantizing
-    (they overlap); reading the KV cache, the all-reduces and the fixed step cost add to it.
-    Pipeline stages (beyond one server) run one after another.
+    (they overlap inside each layer's kernels); a dequantizing format's 16-bit output head is read by
+    a kernel of its own and adds to it, as do reading the KV cache, the all-reduces and the fixed
+    step cost. Pipeline stages (beyond one server) run one after another.
     """
     d, mem = rules.speed.decode, rules.memory
     tp, pp = parallel_layout(cards, mem)
@@ -417,10 +427,11 @@ def decode_step(
     flops = forward_flops_per_token(arch, 0, rules.speed) * batch
     gemm = flops / (tp * _gemm_tflops(gpu, prec, rules.speed) * TERA * d.compute_efficiency)
     dequant = _dequant_seconds(arch, prec, gpu, cards, rules, batch)
+    head = _sixteen_bit_head(arch, prec, mem) / tp / bw if dequant else 0.0
     kv = kv_bytes_per_sequence(arch, kv_prec, mem, cards, context) * batch * pp / bw
     comm = _comm_seconds(arch, gpu, cards, batch, rules)
     overhead = d.step_overhead_ms / 1000
-    total = max(weights, gemm, dequant) + kv + comm + overhead
+    total = max(weights - head, gemm, dequant) + head + kv + comm + overhead
     return Step(total, weights, gemm, dequant, kv, comm, overhead)
 
 
@@ -549,7 +560,7 @@ def max_concurrency(req: Request, gpu: Gpu, cards: int, all_rules: Rules, cap: i
     """
     mem = all_rules.memory
     limit = cap or serving_cap(gpu, all_rules.speed.serving)
-    usable = memory.usable_gib(gpu.memory_gb, mem)
+    usable = memory.usable_gib(gpu.memory_gb, mem, req)
 
     def fits(count: int) -> bool:
         return memory.estimate(replace(req, batch=count, gpus=cards), mem).total_gib <= usable

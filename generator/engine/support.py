@@ -1,7 +1,7 @@
 """Whether a plan's number format runs on a card, from ``rules.yaml``'s ``support`` table.
 
-A runtime (vLLM for serving text models, PyTorch / Hugging Face for training and image models)
-runs a format through one of several kernels, tried in order: FP8 runs as W8A8 on compute
+A runtime (the request's own for serving text models: vLLM, transformers or llama.cpp; PyTorch /
+Hugging Face for training and image models) runs a format through one of several kernels, tried in order: FP8 runs as W8A8 on compute
 capability 8.9 and newer, as weight-only Marlin on 8.0; INT4 as AWQ/GPTQ Marlin on 8.0, as the
 older GPTQ kernel down to 7.0. NVIDIA cards are matched by ``compute_capability``; other vendors
 by name (a kernel lists the vendors a source says it runs on). The first kernel that runs is the
@@ -38,10 +38,10 @@ class Verdict:
 
 
 def runtime_for(req: Request, support: SupportRules) -> str:
-    """The runtime a request assumes: serving text models → ``serving_runtime``; training and image
-    models → ``training_runtime``."""
+    """The runtime a request assumes: serving text models → the request's own (``req.runtime``);
+    training and image models → ``training_runtime``."""
     if req.workload is Workload.inference and req.arch.kind is not ModelKind.diffusion:
-        return support.serving_runtime
+        return req.runtime.value
     return support.training_runtime
 
 

@@ -62,7 +62,7 @@ class SiteContext:
     month_hours: float  # rules.cost.hours_per_month: a card-month
     pick_billing: list[str]  # billing tiers that rank a recommendation, as names
     pick_tiers: list[str]  # source tiers whose prices may rank a recommendation (rules.prices.pick_tiers), as names
-    serving_stack: str  # the serving software serving figures assume (rules.yaml), e.g. vLLM
+    serving_stack: str  # the serving runtime serving figures assume (rules.yaml defaults.runtime), e.g. vLLM
     max_concurrency: str  # the engine's cap on concurrent sequences per card class, in words (rules.yaml speed.serving)
     latency_floor: Any  # rules.decision.latency_floor: the slowest serving a plan may give a user
 

@@ -62,7 +62,7 @@ def site_context(cat: Catalogue) -> SiteContext:
         month_hours=cat.rules.cost.hours_per_month,
         pick_billing=[BILLING_NAMES[b.value] for b in cat.rules.prices.pick_billing],
         pick_tiers=[SOURCE_TIER_NAMES[t.value] for t in cat.rules.prices.pick_tiers],
-        serving_stack=cat.rules.memory.inference.serving_stack.name,
+        serving_stack=cat.rules.memory.inference.runtimes[cat.rules.defaults.runtime].name,
         latency_floor=cat.rules.decision.latency_floor,
         max_concurrency=_concurrency_words(cat),
     )

@@ -551,7 +551,7 @@ def plan_model_pages(pl: _Planner) -> None:
     cat = pl.cat
     for mp in pl.results.models:
         kind = _kind_label(mp)
-        faq = _model_faq(mp, cat.rules.memory.inference.serving_stack.name)
+        faq = _model_faq(mp, cat.rules.memory.inference.runtimes[cat.rules.defaults.runtime].name)
         context = ctx.ModelContext(
             mp,
             faq,

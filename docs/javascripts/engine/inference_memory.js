@@ -57,22 +57,26 @@ export function inferenceEstimate(req, mem) {
   if (mem.dequant_formats.includes(prec)) {
     transients = mem.dequant_copies * arch.largest_linear_params / tp * mem.embedding_bits / BITS_PER_BYTE;
   }
-  const kvPrec = req.kv_precision || defaultKvPrecision(prec, mem);
+  // The runtime decides the KV type, the prefill step, the logits it keeps and its activation width.
+  const rt = ir.runtimes[req.runtime];
+  const kvPrec = req.kv_precision || rt.kv_precision || defaultKvPrecision(prec, mem);
   const tokens = imul(req.batch, req.context);
   const kv = kvBytesPerSequence(arch, kvPrec, mem, n, req.context) * req.batch;
-  const actBytes = prec === "fp32" ? ir.fp32_activation_bytes : ir.activation_bytes;
+  const actBytes = rt.activation_bytes || (prec === "fp32" ? ir.fp32_activation_bytes : ir.activation_bytes);
   const perToken = actBytes * (
     Math.max(ir.prefill_intermediate_copies * arch.routed_intermediate, ir.prefill_hidden_copies * arch.hidden) / tp
     + ir.prefill_resident_hidden_copies * arch.hidden
   );
   const logits = imul(req.batch, arch.vocab) * ir.last_token_logits_bytes_per_vocab / tp;
-  // Tokens prefilled in one step: the stack's chunk (vLLM's max_num_batched_tokens), else the whole batch.
-  const cap = req.prefill_logits ? null : (ir.serving_stack.max_batched_tokens ?? null);
+  // Tokens prefilled in one step: the runtime's chunk (vLLM's max_num_batched_tokens, llama.cpp's
+  // n_ubatch), else the whole batch (transformers generate, or a request naming its own logits).
+  const cap = req.prefill_logits ? null : (rt.max_batched_tokens ?? null);
   const prefill = cap ? Math.min(tokens, cap) : tokens;
   let layerTemps = perToken * prefill;
-  const stackLogits = req.prefill_logits || ir.serving_stack.prefill_logits;
+  const stackLogits = req.prefill_logits || rt.prefill_logits;
   if (stackLogits === "all_tokens") {
-    const every = imul(prefill, arch.vocab) * ir.all_token_logits_bytes_per_vocab / tp;
+    const row = rt.logits_bytes_per_vocab || ir.all_token_logits_bytes_per_vocab;
+    const every = imul(prefill, arch.vocab) * row / tp;
     layerTemps = Math.max(layerTemps, every + actBytes * ir.prefill_resident_hidden_copies * arch.hidden * prefill);
   }
   const activations = layerTemps + logits;

@@ -15,9 +15,15 @@ export function cardCounts(mem, maxCards = 64) {
   return counts;
 }
 
-/** usable_gib: memory a job can use on one card, GiB, from the datasheet figure. */
-export function usableGib(gpuMemoryGb, mem) {
-  return gpuMemoryGb * mem.usable_fraction;
+/** usable_gib: memory a job can use on one card, GiB, from the datasheet figure; serving a language model
+ * on a runtime that reserves a share of the card (vLLM's gpu_memory_utilization) gets no more than it. */
+export function usableGib(gpuMemoryGb, mem, req = null) {
+  let fraction = mem.usable_fraction;
+  if (req && req.workload === "inference" && req.arch.kind === "llm") {
+    const reserved = mem.inference.runtimes[req.runtime].gpu_memory_utilization;
+    if (reserved !== null && reserved !== undefined) fraction = Math.min(fraction, reserved);
+  }
+  return gpuMemoryGb * fraction;
 }
 
 /** estimate: peak memory on ONE card for `req`. */

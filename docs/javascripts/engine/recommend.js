@@ -57,7 +57,7 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
     return opt;
   }
   if (cards === null) {
-    opt.excluded = thinHeadroom(sizing, rules) || exclusion("too_big", { max_cards: sizing.max_cards });
+    opt.excluded = thinHeadroom(sizing, gpu) || exclusion("too_big", { max_cards: sizing.max_cards });
     return opt;
   }
   const refusal = checkRequest(gpu, sizing.request, rules).refusal;
@@ -84,7 +84,7 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
   const best = search.best;
   if (best === null) {
     const fewer = search.refusal === "needs_fabric" || search.refusal === "needs_link" || search.refusal === null;
-    opt.excluded = (fewer && thinHeadroom(sizing, rules)) || noPlanReason(search.refusal, gpu, cards, c, rules);
+    opt.excluded = (fewer && thinHeadroom(sizing, gpu)) || noPlanReason(search.refusal, gpu, cards, c, rules);
     return opt;
   }
   applyPlan(opt, best, measure);
@@ -99,12 +99,12 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
   return opt;
 }
 
-/** thin_headroom: serving that fits fewer cards only above the engine's default memory share, or null. */
-function thinHeadroom(sizing, rules) {
+/** thin_headroom: serving that fits fewer cards only above the share the runtime reserves, or null. */
+function thinHeadroom(sizing, gpu) {
   if (sizing.paper_cards === null || sizing.paper_need_gib === null || sizing.headroom_gib === null) return null;
   return exclusion("thin_headroom", {
     paper_cards: sizing.paper_cards, need_gib: fixed(sizing.paper_need_gib, 1), limit_gib: fixed(sizing.headroom_gib, 1),
-    share: percent(rules.decision.serving_headroom.max_memory_share),
+    share: percent(sizing.headroom_gib / gpu.memory_gb),
   });
 }
 

@@ -69,7 +69,7 @@ export function sizeWorkload(req, gpu, rules, jobTokensB, sizer) {
     job_tokens_b: train ? jobTokensB : null,
     min_cards: cards,
     max_cards: MAX_CARDS,
-    usable_gib: usableGib(gpu.memory_gb, rules.memory),
+    usable_gib: usableGib(gpu.memory_gb, rules.memory, req),
     estimate: est,
     per_card_gib: est.total_gib,
     job_hours: train ? train.hours : null,
@@ -85,8 +85,8 @@ export function sizeWorkload(req, gpu, rules, jobTokensB, sizer) {
 
 /** serving_limit_gib: LLM serving's most memory per card (the engine's default share), else null. */
 export function servingLimitGib(req, memoryGb, rules) {
-  if (req.workload === "inference" && req.arch.kind === "llm") return memoryGb * rules.decision.serving_headroom.max_memory_share;
-  return null;
+  const limit = usableGib(memoryGb, rules.memory, req);
+  return limit < usableGib(memoryGb, rules.memory) ? limit : null;
 }
 
 /** Sizing.train_on: the training job on `cards` cards (at least min_cards) in `cluster`'s servers, or null without a job. */

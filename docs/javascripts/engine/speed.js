@@ -146,6 +146,12 @@ function dequantParams(arch, prec, mem, batch) {
   return Math.max(0, linear - arch.expert_params * (1 - touchedShare(arch, batch)));
 }
 
+/** sixteen_bit_head: bytes of the 16-bit output head a weight-only quantized format keeps (its own kernel). */
+function sixteenBitHead(arch, prec, mem) {
+  if (!mem.embeddings_16bit_formats.includes(prec)) return 0;
+  return arch.input_embedding_params * mem.embedding_bits / BITS_PER_BYTE;
+}
+
 function dequantSeconds(arch, prec, gpu, cards, rules, batch) {
   const ops = rules.speed.decode.dequant_ops_per_weight[prec];
   if (!ops) return 0;
@@ -170,10 +176,12 @@ export function decodeStep(arch, prec, kvPrec, batch, context, gpu, cards, rules
   const flops = forwardFlopsPerToken(arch, 0, rules.speed) * batch;
   const gemm = flops / (tp * gemmTflops(gpu, prec, rules.speed) * TERA * d.compute_efficiency);
   const dequant = dequantSeconds(arch, prec, gpu, cards, rules, batch);
+  const head = dequant ? sixteenBitHead(arch, prec, mem) / tp / bw : 0;
   const kv = kvBytesPerSequence(arch, kvPrec, mem, cards, context) * batch * pp / bw;
   const comm = commSeconds(arch, gpu, cards, batch, rules);
   const overhead = d.step_overhead_ms / 1000;
-  return { seconds: Math.max(weights, gemm, dequant) + kv + comm + overhead, weights, gemm, dequant, kv, comm };
+  const seconds = Math.max(weights - head, gemm, dequant) + head + kv + comm + overhead;
+  return { seconds, weights, gemm, dequant, kv, comm };
 }
 
 const kvPrecision = (req, mem) => req.kv_precision || defaultKvPrecision(req.precision, mem);
@@ -234,7 +242,7 @@ export function servingCap(gpu, serving) {
 export function maxConcurrency(req, gpu, cards, rules, cap = null) {
   const mem = rules.memory;
   const limit = cap || servingCap(gpu, rules.speed.serving);
-  const usable = usableGib(gpu.memory_gb, mem);
+  const usable = usableGib(gpu.memory_gb, mem, req);
   const fits = (count) => estimate({ ...req, batch: count, gpus: cards }, mem).total_gib <= usable;
   if (fits(limit)) return [limit, true];
   let lo = 1, hi = limit; // hi does not fit; lo is the answer when nothing larger fits

@@ -5,9 +5,9 @@
 import { fixed } from "./py.js";
 import { reason } from "./reason.js";
 
-/** runtime_for: serving text models -> serving_runtime; training and image models -> training_runtime. */
+/** runtime_for: serving text models -> the request's own runtime; training and image models -> training_runtime. */
 export function runtimeFor(req, support) {
-  if (req.workload === "inference" && req.arch.kind !== "diffusion") return support.serving_runtime;
+  if (req.workload === "inference" && req.arch.kind !== "diffusion") return req.runtime;
   return support.training_runtime;
 }
 

@@ -11,6 +11,7 @@ export const WORKLOADS = ["inference", "lora", "qlora", "full", "pretrain"];
 export const PRECISIONS = ["fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "nf4", "q4_k_m", "q8_0", "mixed"];
 export const OPTIMIZERS = ["adamw", "adamw-8bit", "sgd"];
 export const OFFLOADS = ["none", "model"];
+export const RUNTIMES = ["vllm", "transformers", "llama.cpp"];
 export const BILLINGS = ["on_demand", "daily", "monthly", "spot", "reserved"];
 /** `recommend`'s default precision (argparse default in generator/cli/workload.py). */
 export const CLI_PRECISION = "bf16";
@@ -28,7 +29,7 @@ const NUMBER_FLAGS = ["params", ...ARCH_FLAGS, ...VARIANT_FLAGS.map(([f]) => f),
   "lora-rank", "prompt-tokens", "output-tokens", "resolution", "budget", "hours-per-month", "job-tokens", "disk-gb",
   "egress-gb", "deadline-days", "steps", "images-per-month"];
 const CHOICE_FLAGS = { workload: WORKLOADS, precision: PRECISIONS, "kv-precision": PRECISIONS, optimizer: OPTIMIZERS,
-  "zero-stage": ["0", "1", "2", "3"], offload: OFFLOADS };
+  "zero-stage": ["0", "1", "2", "3"], offload: OFFLOADS, runtime: RUNTIMES };
 const SWITCHES = ["tied-embeddings", "domestic-only"];
 /** --grad-checkpointing / --no-grad-checkpointing, --public-ip / --no-public-ip and --require-cuda /
  * --no-require-cuda (argparse BooleanOptionalAction) */
@@ -45,7 +46,7 @@ export const LABELS = {
   "linear-layers": "线性注意力层数", "linear-state": "线性注意力状态（每层每条序列）", "dense-layers": "前几层稠密层数",
   "shared-experts": "共享专家数", precision: "精度", "kv-precision": "KV 缓存精度",
   batch: "并发数 / 批大小", context: "上下文长度", "grad-checkpointing": "梯度检查点", optimizer: "优化器", "lora-rank": "LoRA 秩",
-  "zero-stage": "ZeRO 阶段", "prompt-tokens": "提示长度", "output-tokens": "输出长度", resolution: "分辨率", offload: "CPU 卸载",
+  "zero-stage": "ZeRO 阶段", "prompt-tokens": "提示长度", "output-tokens": "输出长度", resolution: "分辨率", offload: "CPU 卸载", runtime: "推理框架",
   budget: "月预算", "hours-per-month": "每月使用小时", "job-tokens": "任务 token 数", "deadline-days": "完成期限", "disk-gb": "数据盘", "egress-gb": "出站流量",
   "public-ip": "公网 IP", billing: "计费方式", "tied-embeddings": "共享词嵌入", "require-cuda": "只看 NVIDIA（CUDA）",
   "domestic-only": "只看国产加速卡", steps: "去噪步数", "images-per-month": "每月出图量",
@@ -219,6 +220,9 @@ export function buildRequest(data, v) {
     throw new FieldError("workload", "图像模型只计算生成图像（推理），不计算训练");
   }
   if (image && v.context !== undefined) throw new FieldError("context", "上下文长度只用于语言模型；图像模型看分辨率");
+  if (v.runtime !== undefined && (image || v.workload !== "inference")) {
+    throw new FieldError("runtime", "推理框架只用于语言模型推理");
+  }
   if (!image && (v.resolution !== undefined || v.offload !== undefined)) {
     throw new FieldError(v.resolution !== undefined ? "resolution" : "offload", "分辨率和 CPU 卸载只用于图像模型");
   }
@@ -241,7 +245,8 @@ export function buildRequest(data, v) {
     batch: given("batch", d.batch), context, grad_checkpointing: given("grad_checkpointing", d.grad_checkpointing),
     optimizer: given("optimizer", d.optimizer), lora_rank: given("lora-rank", d.lora_rank), gpus: 1,
     zero_stage: given("zero-stage", d.zero_stage), output_tokens: output, resolution: given("resolution", d.resolution),
-    offload: given("offload", d.offload), prefill_logits: null, steps: given("steps", null),
+    offload: given("offload", d.offload), runtime: given("runtime", d.runtime), prefill_logits: null,
+    steps: given("steps", null),
   };
 }
 
