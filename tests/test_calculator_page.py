@@ -143,3 +143,26 @@ def test_a_training_scenario_headline_leads_with_the_job(mini: Generated) -> Non
         break
     else:
         raise AssertionError("the fixture has no training scenario with a job")
+
+
+def test_a_serving_scenario_headline_leads_with_cost_per_million_tokens(mini: Generated) -> None:
+    """A serving scenario's result box opens with the workload's own measure: yuan per million tokens at
+    the scenario's concurrency (its basis said), TTFT and per-user speed, the figures the pick's row
+    gives; the month comes second with its hours basis. The description leads with the same figure."""
+    for r in mini.results.scenarios.values():
+        pick = r.rec.pick
+        if not (pick and pick.load and pick.monthly):
+            continue
+        page = mini.files[f"scenarios/{r.scenario.id}.md"].decode("utf-8")
+        box = page.split('!!! success "计算结果"', 1)[1].strip().splitlines()[0]
+        per_mtok, month = cny(pick.load.cost_per_mtok_cny, 2), cny(pick.monthly.total)
+        assert f"按 {r.request.batch} 路并发" in box and "提示与输出合计，只计 GPU 租金" in box
+        assert per_mtok in box and f"首 token 约 {pick.load.ttft_s:.2f} 秒" in box
+        assert box.index(per_mtok) < box.index(month)  # the measure first, the month second
+        assert f"按每月 {pick.monthly.hours_used:,.0f} 小时计" in box
+        assert f"每百万 token（提示与输出合计，只计 GPU 租金）约 {per_mtok}" in page.split(box, 1)[1]  # the row
+        description = page.split("description:", 1)[1].splitlines()[0]
+        assert description.index(per_mtok) < description.index(month)
+        break
+    else:
+        raise AssertionError("the fixture has no serving scenario with a plan")
