@@ -67,6 +67,45 @@ def test_a_vram_query_leads_with_a_vram_page(page) -> None:  # type: ignore[no-u
     assert "显存" in results[0]["title"], results[:3]
 
 
+#: Generic queries: words every per-model page's title also holds ("Qwen3-8B 推理需要多少显存、几张卡"),
+#: so the guide or scenario page must win on its page kind. Expected pages by hand: the scenario
+#: named for the workload, and for 显存 a guide page named for it (not one of the 100 model pages).
+GENERIC = {
+    "LoRA 微调": "/scenarios/lora-7b/",
+    "推理": "/scenarios/llm-serving/",
+}
+
+
+@pytest.mark.parametrize("query", sorted(GENERIC))
+def test_a_generic_query_leads_with_the_scenario(page, query: str) -> None:  # type: ignore[no-untyped-def]
+    results = search(page, query)
+    assert results[0]["href"] == GENERIC[query], results[:3]
+
+
+def test_a_generic_vram_query_leads_with_a_guide_page(page) -> None:  # type: ignore[no-untyped-def]
+    results = search(page, "显存")
+    assert results[0]["kind"] == "指南" and "显存" in results[0]["title"], results[:3]
+
+
+@pytest.mark.parametrize("query", sorted(GENERIC))
+def test_pagefind_itself_ranks_the_scenario_first(page, query: str) -> None:  # type: ignore[no-untyped-def]
+    """The order comes from the index (the page kind's title weight), not from re-sorting a window
+    of results in the browser: Pagefind's own first result, under the box's ranking options."""
+    first = page.evaluate(
+        "async q => { const pf = await import('/pagefind/pagefind.js');"
+        " await pf.options(JSON.parse(document.getElementById('gg-search-input').dataset.pagefindOptions));"
+        " const r = await pf.search(q); return (await r.results[0].data()).url; }",
+        query,
+    )
+    assert first == GENERIC[query]
+
+
+def test_a_model_query_still_leads_with_the_model_page(page) -> None:  # type: ignore[no-untyped-def]
+    """Control: a query naming a model keeps its per-model page first; the kind only breaks ties."""
+    results = search(page, "Qwen3-32B LoRA")
+    assert results[0]["href"] == "/models/qwen3-32b-lora/", results[:3]
+
+
 def test_results_are_grouped_by_page_kind(page) -> None:  # type: ignore[no-untyped-def]
     results = search(page, "4090 价格")
     kinds = [r["kind"] for r in results]

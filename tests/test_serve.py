@@ -116,3 +116,64 @@ def test_malformed_address_is_a_usage_error(mini: Path, capsys: pytest.CaptureFi
     assert capsys.readouterr().err == (
         f"gpu-guide serve: --dev-addr must be HOST:PORT, e.g. 127.0.0.1:8000; got {addr!r}\n"
     )
+
+
+def _fetch(port: int, path: str) -> str:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/{path}", timeout=5) as r:
+            return str(r.read().decode("utf-8"))
+    except OSError:
+        return ""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc to find the MkDocs child")
+def test_a_price_edit_rebuilds_only_the_pages_it_changes(mini: Path, tmp_path: Path) -> None:
+    """Issue 21: a one-price edit regenerated every file and MkDocs rebuilt every page. Now docs/
+    files whose bytes did not change keep their modification time, MkDocs (``--dirty``) rebuilds
+    only the pages newer than their built copy, and the rebuilt pages still name every page in
+    the navigation (a dirty build reads only the changed pages; the nav titles come from the
+    plugin). The edited price (fixture A100 8-card server, 48,000 → 48,600 a month) must show."""
+    port = free_port()
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "generator", "--root", str(mini), "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(temp)), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        page = "gpus/a100-sxm-80g/"
+        assert wait_for(lambda: "48,000" in _fetch(port, page), 120), "the preview never showed the A100 page"
+        [site] = temp.glob("mkdocs_*")
+        docs = mini / "docs"
+        before = {p: p.stat().st_mtime_ns for p in docs.rglob("*") if p.is_file()}
+        about = site / "about" / "index.html"  # hand-written, no price: never rebuilt by a price edit
+        about_built = about.stat().st_mtime_ns
+        time.sleep(0.05)  # a coarse file-system clock still sees the rewrite as newer
+        offers = mini / "data" / "offers.yaml"
+        offers.write_text(offers.read_text(encoding="utf-8").replace("price: 48000\n", "price: 48600\n", 1), "utf-8")
+        assert wait_for(lambda: "48,600" in _fetch(port, page), 120), "the edit never showed"
+        after = {p: p.stat().st_mtime_ns for p in docs.rglob("*") if p.is_file()}
+        rewritten = {p.relative_to(docs).as_posix() for p in after if after[p] != before.get(p)}
+        assert "gpus/a100-sxm-80g.md" in rewritten
+        # only files whose bytes differ are written: at least one generated page is untouched
+        untouched = [p for p in after if p.suffix == ".md" and p.relative_to(docs).as_posix() not in rewritten]
+        assert untouched and "about.md" not in rewritten, sorted(rewritten)
+        assert len(rewritten) < len(after) / 2, sorted(rewritten)
+        assert about.stat().st_mtime_ns == about_built, "MkDocs rebuilt a page the edit did not change"
+        rebuilt = _fetch(port, page)
+        assert ">None<" not in rebuilt.replace(" ", "").replace("\n", "")
+        # the fixture's scenario pages, listed in the nav by pattern (their titles, tests/golden/mini)
+        for title in ("2 个典型场景的选型方案", "13B 全参微调", "7B 推理"):
+            assert title in rebuilt, title
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        for pid in children(proc.pid):
+            os.kill(pid, signal.SIGKILL)

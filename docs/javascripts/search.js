@@ -5,6 +5,12 @@
  * plus the excerpts of the results shown. Results are grouped by page kind (the
  * data-pagefind-meta "kind" the theme sets), groups ordered by their best match, so the
  * best page overall is always the first link.
+ *
+ * The order is Pagefind's, under the ranking options the search box carries
+ * (data-pagefind-options) and the title weight each page kind sets at index time
+ * (templates/overrides/main.html): a generic query ("推理") ranks the guide or scenario page
+ * above the per-model pages that share its words. On top of it, pages named for the query
+ * (their title holds every word) come first, by their kind's rank, then shortest title.
  */
 (function () {
   "use strict";
@@ -15,8 +21,8 @@
   var meta = box.querySelector(".md-search-result__meta");
   var list = box.querySelector(".md-search-result__list");
   var base = input.getAttribute("data-pagefind-base") || "/pagefind/";
-  var SHOWN = 40; // results whose excerpts are fetched (one small fragment file each): enough that
-  // the page named for a generic query ("LoRA 微调") is among them when many model pages share words
+  var SHOWN = 20; // results whose excerpts are fetched (one small fragment file each)
+  var OPTIONS = JSON.parse(input.getAttribute("data-pagefind-options") || "{}");
   var GLUE = { "和": 1, "与": 1, "跟": 1, "对比": 1, "vs": 1, "哪个好": 1, "的": 1 };
   var loading = null;
   var latest = 0;
@@ -24,10 +30,8 @@
   function pagefind() {
     if (!loading) {
       loading = import(new URL("pagefind.js", new URL(base, document.baseURI)).href).then(function (pf) {
-        // Titles matter more than body text for a guide whose pages are named for what readers type.
-        // Rank by where words appear (titles weigh most) rather than how often: comparison pages
-        // repeat both GPU names on every row and would otherwise outrank the GPU's own page.
-        return pf.options({ ranking: { termFrequency: 0 } }).then(function () {
+        // the options' reasons are written beside them, in templates/overrides/partials/search.html
+        return pf.options(OPTIONS).then(function () {
           pf.init();
           return pf;
         });
@@ -43,13 +47,13 @@
     return el;
   }
 
-  function render(query, items) {
+  function render(query, items, total) {
     list.textContent = "";
     if (!items.length) {
       meta.textContent = "没有找到与“" + query + "”相关的页面";
       return;
     }
-    meta.textContent = "找到 " + items.length + " 个相关页面";
+    meta.textContent = "找到 " + total + " 个相关页面" + (total > items.length ? "，显示最相关的 " + items.length + " 个" : "");
     var groups = [];
     var byKind = {};
     items.forEach(function (d) {
@@ -83,9 +87,10 @@
     });
   }
 
-  /* Pages whose title holds every word of the query come first, shortest title first (the page
-   * named for the query: "4090 价格" → the RTX 4090's price page, "显存" → the VRAM table);
-   * the rest keep Pagefind's order. */
+  /* Pages whose title holds every word of the query come first: by their kind's rank (meta
+   * "rank": guides and scenarios 0, GPU, comparison and provider pages 1, model pages 2), then
+   * shortest title ("4090 价格" → the RTX 4090's price page, not the 4090 D's), then Pagefind's
+   * order; the rest keep Pagefind's order. */
   function titledFirst(query, items) {
     var words = query.toLowerCase().split(/\s+/).filter(function (w) { return w && !GLUE[w]; });
     var named = [];
@@ -93,9 +98,10 @@
     items.forEach(function (d, i) {
       var title = ((d.meta && d.meta.title) || "").toLowerCase();
       var all = words.length > 0 && words.every(function (w) { return title.indexOf(w) >= 0; });
-      (all ? named : rest).push({ d: d, i: i, n: title.length });
+      var rank = Number((d.meta && d.meta.rank) || 0);
+      (all ? named : rest).push({ d: d, i: i, n: title.length, r: rank });
     });
-    named.sort(function (a, b) { return a.n - b.n || a.i - b.i; });
+    named.sort(function (a, b) { return a.r - b.r || a.n - b.n || a.i - b.i; });
     return named.concat(rest).map(function (x) { return x.d; });
   }
 
@@ -114,16 +120,18 @@
       return;
     }
     meta.textContent = "正在搜索…";
+    var total = 0;
     pagefind()
       .then(function (pf) {
         return pf.debouncedSearch(query, {}, 150);
       })
       .then(function (found) {
         if (ticket !== latest || !found) return null;
+        total = found.results.length;
         return Promise.all(found.results.slice(0, SHOWN).map(function (r) { return r.data(); }));
       })
       .then(function (items) {
-        if (items && ticket === latest) render(query, titledFirst(query, items));
+        if (items && ticket === latest) render(query, titledFirst(query, items), total);
       })
       .catch(function () {
         if (ticket === latest) meta.textContent = "搜索索引没有加载成功，请刷新页面再试";

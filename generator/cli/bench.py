@@ -13,6 +13,9 @@ page count, which is why programmatic pages stay out of Material's sidebar.
 
 Both also report the reader's side (:mod:`generator.cli.reader_bench`): the bytes of a first
 view per page kind and the bytes a search query fetches.
+
+``--serve`` instead times a one-price edit in ``gpu-guide serve`` against a full build
+(:mod:`generator.cli.serve_bench`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from generator.cli import serve_bench
 from generator.cli.reader_bench import report
 from generator.data.datafiles import DataFile
 from generator.data.validate import load_catalogue
@@ -113,7 +117,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--scale", type=int, default=0, help="also compare with K copies of every model")
+    parser.add_argument("--serve", action="store_true", help="time a one-price edit in `gpu-guide serve` instead")
     args = parser.parse_args()
+    if args.serve:
+        for line in serve_bench.report(args.runs if args.runs != 5 else 2):
+            print(f"serve: {line}")
+        return 0
     if args.scale > 1:
         with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
             base, big = _copy(Path(a)), _copy(Path(b))

@@ -5,6 +5,14 @@ inputs and rewrites docs/ (without building site/) whenever one of them changes.
 data error is printed and the last good pages stay up. Each rewrite takes the project's
 write lock, so a ``gpu-guide build`` run meanwhile waits instead of mixing its pages in.
 
+The preview is incremental: a rewrite writes only the files whose bytes changed (the others
+keep their modification times, :func:`generator.publish.swap.stage_docs`), and MkDocs runs
+as ``mkdocs serve --dirty``, which rebuilds only pages newer than their built copy. A one-price
+edit changes about a dozen of the 240 pages, so MkDocs rebuilds those, not the site. The
+navigation stays right because the gpu-guide plugin gives every nav entry its page's title.
+What a dirty build cannot see, a change to the theme (``templates/overrides``) or to
+``mkdocs.yml``, touches every page so that the next rebuild is complete.
+
 The MkDocs child runs in its own process group; Ctrl-C (SIGINT) or SIGTERM to ``serve``
 stops that whole group before ``serve`` exits, so no preview is left holding the port.
 A port already in use is an error (exit 1) before anything is written.
@@ -28,9 +36,26 @@ from generator.pipeline import Project, build
 from generator.publish.safe_files import OutputError
 from generator.publish.swap import Interrupted
 
+#: seconds between looks at the watched files (a look is a few hundred stat calls)
+POLL = 0.25
+
 
 def _snapshot(folders: list[Path]) -> dict[Path, float]:
-    return {p: p.stat().st_mtime for f in folders if f.exists() for p in f.rglob("*") if p.is_file()}
+    found: dict[Path, float] = {}
+    for f in folders:
+        if f.is_file():
+            found[f] = f.stat().st_mtime
+        elif f.exists():
+            found.update((p, p.stat().st_mtime) for p in f.rglob("*") if p.is_file())
+    return found
+
+
+def _touch_pages(docs: Path) -> None:
+    """Mark every page newer than its built copy, so MkDocs' next dirty rebuild is a full one."""
+    for page in docs.rglob("*.md"):
+        if page.is_file() and not page.is_symlink():
+            with contextlib.suppress(OSError):
+                os.utime(page)  # to the current time
 
 
 def _regenerate(project: Project) -> None:
@@ -97,16 +122,20 @@ def serve(project: Project, dev_addr: str) -> int:
         try:
             _regenerate(project)
             watched = [project.data, project.templates / "pages", project.templates / "partials"]
+            theme = [project.templates / "overrides", project.config]
             proc = subprocess.Popen(
-                [sys.executable, "-c", _CHILD, "serve", "--dev-addr", dev_addr, "-f", str(project.config)],
+                [sys.executable, "-c", _CHILD, "serve", "--dirty", "--dev-addr", dev_addr, "-f", str(project.config)],
                 cwd=project.root,
                 env={**os.environ, "GPU_GUIDE_SERVE_PID": str(os.getpid())},
                 start_new_session=True,  # its own process group: stopped as a whole below
             )
-            seen = _snapshot(watched)
+            seen, seen_theme = _snapshot(watched), _snapshot(theme)
             while proc.poll() is None:
-                time.sleep(1.0)
-                now = _snapshot(watched)
+                time.sleep(POLL)
+                now, now_theme = _snapshot(watched), _snapshot(theme)
+                if now_theme != seen_theme:
+                    seen_theme = now_theme
+                    _touch_pages(project.docs)
                 if now != seen:
                     seen = now
                     _regenerate(project)

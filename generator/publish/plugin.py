@@ -9,7 +9,9 @@ Registered in ``mkdocs.yml`` (``plugins: - gpu-guide``) through the package's
   placeholder domain and malformed settings;
 * expand nav entries written as a pattern (``scenarios/*.md``) into the matching pages,
   in the order their front matter's ``nav_order`` gives (the data's order), so adding a
-  scenario needs no edit to ``mkdocs.yml``;
+  scenario needs no edit to ``mkdocs.yml``; entries without a title get their page's
+  front-matter ``title`` (what MkDocs would show anyway), so a dirty rebuild in ``gpu-guide
+  serve``, which reads only the changed pages, still names every page in the navigation;
 * make front matter descriptions safe inside a quoted HTML attribute: Material writes
   ``<meta name="description" content="{{ page.meta.description }}">`` unescaped;
 * fail the build when a generated page arrives without its parsed front matter (its
@@ -31,6 +33,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+import yaml
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
@@ -64,6 +67,13 @@ class GpuGuidePlugin(BasePlugin[GpuGuideConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self._command = command
+        if dirty:
+            # `gpu-guide serve` runs `mkdocs serve --dirty` (only changed pages are rebuilt). MkDocs
+            # warns on every dirty build that the navigation may be inaccurate, which strict mode
+            # turns into a failed build; the navigation is right here (every nav entry carries its
+            # page's title, see expand_nav), so that one warning is dropped and strict stays on
+            # for every other warning.
+            logging.getLogger("mkdocs.commands.build").addFilter(_without_dirty_notice)
 
     def on_shutdown(self) -> None:
         if self._lock is not None:
@@ -125,6 +135,11 @@ class GpuGuidePlugin(BasePlugin[GpuGuideConfig]):
         out.write_text(text, encoding="utf-8")
 
 
+def _without_dirty_notice(record: logging.LogRecord) -> bool:
+    """Log filter: False for MkDocs' "A 'dirty' build is being performed" warning only."""
+    return not str(record.msg).startswith("A 'dirty' build is being performed")
+
+
 def expand_nav(nav: Any, docs_dir: Path) -> Any:
     """Replace entries containing ``*`` with the docs pages they match, ordered by ``nav_order``
     in their front matter (then by path), skipping pages the nav already lists."""
@@ -135,7 +150,9 @@ def expand_nav(nav: Any, docs_dir: Path) -> Any:
             out: list[Any] = []
             for item in items:
                 if isinstance(item, str) and "*" in item:
-                    out.extend(p for p in _matches(item, docs_dir) if p not in listed)
+                    out.extend(_titled(p, docs_dir) for p in _matches(item, docs_dir) if p not in listed)
+                elif isinstance(item, str):
+                    out.append(_titled(item, docs_dir))
                 else:
                     out.append(walk(item))
             return out
@@ -167,17 +184,34 @@ def _matches(pattern: str, docs_dir: Path) -> list[str]:
     return [rel for _order, rel in sorted(found)]
 
 
+def _front_matter(path: Path) -> dict[str, Any]:
+    """A page's YAML front matter (empty when it has none or it does not parse)."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            if fh.readline().rstrip("\n") != "---":
+                return {}
+            lines = []
+            for line in fh:
+                if line.rstrip("\n") == "---":
+                    break
+                lines.append(line)
+    except OSError:
+        return {}
+    try:
+        meta = yaml.safe_load("".join(lines))
+    except yaml.YAMLError:
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
 def _nav_order(path: Path) -> float:
     """``nav_order: N`` from a page's front matter; pages without one go last."""
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        if fh.readline().rstrip("\n") != "---":
-            return float("inf")
-        for line in fh:
-            if line.rstrip("\n") == "---":
-                break
-            if line.startswith("nav_order:"):
-                try:
-                    return float(line.split(":", 1)[1])
-                except ValueError:
-                    return float("inf")
-    return float("inf")
+    value = _front_matter(path).get("nav_order")
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else float("inf")
+
+
+def _titled(rel: str, docs_dir: Path) -> Any:
+    """``{title: rel}`` with the page's front-matter title, or ``rel`` itself when it has none."""
+    path = docs_dir / rel
+    title = _front_matter(path).get("title") if path.is_file() and not path.is_symlink() else None
+    return {title: rel} if isinstance(title, str) and title else rel

@@ -8,7 +8,11 @@ chunks under ``site/pagefind/``; a query fetches only the chunks its words live 
 Pages mark what is indexed in the theme (``templates/overrides/main.html``): the article body
 (``data-pagefind-body``, so the sidebar's link text does not match every query) and the page
 kind as metadata (``data-pagefind-meta="kind:GPU"``) that the search box groups by. (Not a
-Pagefind filter: version 1.5 writes the filter file in a different order on each run.)
+Pagefind filter: version 1.5 writes the filter file in a different order on each run.) The kind
+also sets the title's ranking weight (the h1's ``data-pagefind-weight``) and the kind's rank among
+pages named for a query (``rank`` metadata), so generic queries find guide and scenario pages
+before the many per-model pages that share their words; the ranking options that go with those
+weights travel with the search box (``templates/overrides/partials/search.html``).
 
 The binary comes from the ``pagefind[extended]`` package. It runs with a scrubbed environment
 (no ``PAGEFIND_*`` settings) in an empty working folder (no stray ``pagefind.yml``), so the

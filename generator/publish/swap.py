@@ -75,11 +75,14 @@ def stage_docs(docs: Path, files: Mapping[str, bytes]) -> Path:
     finish_swaps(parent)
     recover(docs)
     remove_dead_staging(parent)
-    _changed, stale, conflicts = plan(docs, files)
+    changed, stale, conflicts = plan(docs, files)
     if conflicts:
         raise FileExistsError("\n".join(p.format() for p in conflicts))
-    all_files = dict(files)
-    all_files[MANIFEST] = manifest_bytes(files)
+    # Only files whose bytes change are written; the others arrive by the copy below with their
+    # modification times (copy2), so `mkdocs serve --dirty` (gpu-guide serve) rebuilds just the
+    # pages an edit changed. The result is the same bytes either way.
+    writes = {rel: files[rel] for rel in changed if rel in files}
+    writes[MANIFEST] = manifest_bytes(files)
     staging = Path(tempfile.mkdtemp(prefix=f".docs-staging-{os.getpid()}-", dir=parent))
     try:
         if os.path.isdir(docs):
@@ -87,7 +90,9 @@ def stage_docs(docs: Path, files: Mapping[str, bytes]) -> Path:
             shutil.copytree(docs, staging, dirs_exist_ok=True, symlinks=True, copy_function=_copy_regular)
         for rel in stale:
             remove_file(staging, rel)
-        for rel, data in all_files.items():
+        for rel, data in writes.items():
+            if rel == MANIFEST and (staging / rel).is_file() and (staging / rel).read_bytes() == data:
+                continue
             write_file(staging, rel, data, shown=f"docs/{rel}")
     except BaseException:
         remove_tree(staging)
