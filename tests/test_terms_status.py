@@ -31,6 +31,10 @@ STATUS = """    status:
         source: https://example.org/report
         quote: production halted
         note: 据报道停产
+      - kind: export_restricted
+        since: 2025-04-09
+        source: https://example.org/licence
+        quote: licence required
 """
 
 
@@ -57,7 +61,9 @@ def test_a_gpus_status_is_shown_with_its_source(tmp_path: Path) -> None:
     gen = generate(Project.at(make_project(tmp_path, _edit)))
     page = gen.files["gpus/h100-sxm-80g.md"].decode("utf-8")
     assert '!!! warning "供货状态"' in page
-    assert "- **停产**（2025-08-22 起，[来源](https://example.org/report)）：据报道停产" in page
+    assert "\n    - **停产**（2025-08-22 起，[来源](https://example.org/report)）：据报道停产\n" in page
+    # each status is its own list item (both on one line rendered as one bullet: issue seen at 1280 px)
+    assert "\n    - **出口管制**（2025-04-09 起，[来源](https://example.org/licence)）\n" in page
     assert "供货状态" not in gen.files["gpus/a100-sxm-80g.md"].decode("utf-8")
 
 
