@@ -203,7 +203,6 @@ def test_the_calculator_words_records_as_the_pages_do(bundled: Catalogue) -> Non
 PY_LEFT: dict[str, tuple[str, ...] | None] = {
     "speed.py": None,
     "inference_memory.py": None,
-    "training_memory.py": None,
     "links.py": ("describe_link",),  # speed.py's sentences use it; link_reason is the record
 }
 #: The calculator's form errors (JavaScript only: the command line's are argparse's).
@@ -294,6 +293,10 @@ def test_the_checks_can_fail() -> None:
     assert js_cjk_literals('const a = `需要 ${n} 张卡`; // 注释\n/* 说明 */ const b = "x";') == ["需要 ${n} 张卡"]
     assert js_cjk_literals("const u = \"https://x\"; const s = '单卡';") == ["单卡"]
     old = {name: _at("fd6df2a", f"generator/engine/{name}") for name in ("delivery.py", "cost.py", "sizing.py")}
+    old |= {
+        name: _at("5105ef9", f"generator/engine/{name}")
+        for name in ("training_memory.py", "inference_memory.py", "speed.py", "links.py")
+    }
     assert all(cjk_literals(text) for text in old.values())
     assert js_cjk_literals(_at("fd6df2a", "docs/javascripts/engine/recommend.js"))
 
@@ -308,3 +311,36 @@ def _at(commit: str, path: str) -> str:
     if run.returncode != 0:
         pytest.skip(f"{commit} is not in this clone")
     return run.stdout
+
+
+def test_training_assumptions_say_what_the_engine_said_before() -> None:
+    """Expected texts: training_memory.py's f-strings at 5105ef9 (before it returned records),
+    filled in by hand with the same figures."""
+    # training_memory._states, full training in mixed precision (recipe 4 + 4 + 12 bytes, AMP copy 2)
+    full = R(ReasonKind.recipe_full, precision="mixed", weight_bytes="4", grad_bytes="4", state_bytes="12")
+    assert explain(full) == "全参训练，mixed 精度：每个参数权重 4 字节、梯度 4 字节、优化器状态 12 字节。"
+    amp = R(ReasonKind.recipe_full, precision="mixed", weight_bytes="4", grad_bytes="4", state_bytes="12",
+            autocast_bytes="2")  # fmt: skip
+    assert explain(amp) == (
+        "全参训练，mixed 精度：每个参数权重 4 字节、梯度 4 字节、优化器状态 12 字节，"
+        "另有自动混合精度保存的 2 字节半精度权重副本（计入临时缓冲）。"
+    )
+    base = R(ReasonKind.base_qlora, format="nf4", bits="4.127", embedding_bits="32", compute="bf16")
+    qlora = R(ReasonKind.recipe_adapter, base=base, rank="16", adapter_millions="40.0", adapter_bytes="4",
+              state_bytes="8")  # fmt: skip
+    assert explain(qlora) == (
+        "QLoRA：底座线性层按 nf4 存储（约 4.127 位/参数），词嵌入和输出层按 32 位（PEFT prepare_model_for_kbit_training"
+        " 会升为 fp32），计算精度 bf16；适配器 rank 16，约 40.0M 个参数，fp32 存储，每个适配器参数权重 4 + 梯度 4"
+        " + 优化器状态 8 字节；底座没有梯度和优化器状态。"
+    )
+    zero = R(ReasonKind.zero_sharded, cards="8", stage="2", states=R(ReasonKind.zero_states_2))
+    assert explain(zero) == "8 张卡数据并行，ZeRO-2 把优化器状态和梯度平均分到各卡（DeepSpeed 混合精度布局）。"
+    peak = R(ReasonKind.peak_phase, phase=R(ReasonKind.phase_optimizer_step), peak_gib="112.9",
+             other=R(ReasonKind.phase_forward_backward), other_gib="98.0")  # fmt: skip
+    assert explain(peak) == (
+        "峰值出现在优化器更新（step）阶段，约 112.9 GiB；前向/反向传播阶段约 98.0 GiB。表中分项是峰值时刻的占用。"
+    )
+
+    # inference_memory.diffusion_estimate's detail lines
+    part = R(ReasonKind.component, name="FLUX transformer", role=R(ReasonKind.role_denoiser), params_b="11.90")
+    assert explain(part) == "FLUX transformer（去噪网络，11.90B 参数）"

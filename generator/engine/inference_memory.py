@@ -18,17 +18,18 @@ from generator.engine.footprint import (
     parallel_layout,
     weight_bytes,
 )
+from generator.engine.reason import Reason, ReasonKind
 from generator.engine.request import Assumption, Estimate, PeakPhase, Request
 from generator.engine.units import BITS_PER_BYTE, GIB
 
 #: Phases of one image-generation call, in the order they run.
 _PHASES = ("text_encoder", "denoiser", "vae")
 _PHASE_ZH = {"text_encoder": "文本编码", "denoiser": "去噪", "vae": "VAE 解码"}
-_ROLE_ZH = {
-    ComponentRole.unet: "去噪网络",
-    ComponentRole.transformer: "去噪网络",
-    ComponentRole.text_encoder: "文本编码器",
-    ComponentRole.vae: "图像解码器",
+_ROLE_REASON = {
+    ComponentRole.unet: ReasonKind.role_denoiser,
+    ComponentRole.transformer: ReasonKind.role_denoiser,
+    ComponentRole.text_encoder: ReasonKind.role_text_encoder,
+    ComponentRole.vae: ReasonKind.role_vae,
 }
 
 
@@ -118,7 +119,14 @@ def diffusion_estimate(req: Request, rules: MemoryRules) -> Estimate:
             )
         )
     detail = tuple(
-        (f"{c.name}（{_ROLE_ZH[c.role]}，{c.params / 1e9:.2f}B 参数）", weights(c, False) / GIB) for c in comps
+        (
+            Reason(
+                ReasonKind.component,
+                {"name": c.name, "role": Reason(_ROLE_REASON[c.role]), "params_b": f"{c.params / 1e9:.2f}"},
+            ),
+            weights(c, False) / GIB,
+        )
+        for c in comps
     )
     return Estimate(sum(breakdown.values()), breakdown, assumptions, PeakPhase.inference, detail)
 

@@ -84,6 +84,40 @@ class ReasonKind(StrEnum):
     denoise_distilled = "denoise_distilled"  # one pass a step (guidance-distilled model)
     minimum_months = "minimum_months"  # a monthly offer bills whole months
     minimum_days = "minimum_days"  # a daily offer bills whole days
+    # --- the memory and speed estimates' assumptions (engine.training_memory, inference_memory, speed);
+    # figures the old sentences wrote without thousands separators are passed as strings
+    # training memory: the recipe (base: a nested base_* reason) and what the job assumes
+    recipe_full = "recipe_full"  # full training: bytes per parameter (autocast_bytes: AMP's 16-bit copy)
+    recipe_adapter = "recipe_adapter"  # LoRA / QLoRA: the frozen base (nested) and the adapters' bytes
+    base_qlora = "base_qlora"  # QLoRA's 4-bit base, its wider embeddings and compute precision
+    base_mixed = "base_mixed"  # a LoRA base in fp32 under automatic mixed precision
+    base_frozen = "base_frozen"  # a LoRA base stored at the request's precision
+    optimizer_adamw = "optimizer_adamw"  # PyTorch AdamW (foreach step temporaries)
+    optimizer_adamw_8bit = "optimizer_adamw_8bit"  # bitsandbytes 8-bit AdamW
+    optimizer_sgd = "optimizer_sgd"  # SGD without momentum
+    optimizer_zero_fused = "optimizer_zero_fused"  # AdamW under DeepSpeed ZeRO (FusedAdam in place)
+    checkpointing_on = "checkpointing_on"  # gradient checkpointing: layer inputs kept, recomputed
+    checkpointing_off = "checkpointing_off"  # every layer's activations kept for backward
+    micro_batch = "micro_batch"  # the card's own micro-batch sizes the activations
+    zero_sharded = "zero_sharded"  # data parallel with ZeRO (states: a nested zero_states_*)
+    zero_none = "zero_none"  # data parallel without ZeRO: a whole copy per card
+    zero_states_1 = "zero_states_1"  # what ZeRO-1 shards
+    zero_states_2 = "zero_states_2"  # what ZeRO-2 shards
+    zero_states_3 = "zero_states_3"  # what ZeRO-3 shards
+    gradients_late = "gradients_late"  # no gradients yet at the start of backward
+    peak_phase = "peak_phase"  # which phase peaks (phase, other: nested phase_* reasons)
+    phase_forward_backward = "phase_forward_backward"  # forward / backward
+    phase_optimizer_step = "phase_optimizer_step"  # the optimizer step
+    transient_autocast = "transient_autocast"  # a training transient: AMP's 16-bit weight copies
+    transient_dequant = "transient_dequant"  # a 4-bit weight dequantized to 16 bits
+    transient_step = "transient_step"  # optimizer-step temporaries
+    transient_zero3_gather = "transient_zero3_gather"  # ZeRO-3 parameter gathers
+    transient_zero_reduce = "transient_zero_reduce"  # ZeRO 1-2 gradient reduce bucket
+    # inference memory: an image pipeline's components (the estimate's detail lines)
+    component = "component"  # one pipeline component's line (role: a nested role_*)
+    role_denoiser = "role_denoiser"  # a UNet or transformer denoiser
+    role_text_encoder = "role_text_encoder"  # a text encoder
+    role_vae = "role_vae"  # the image decoder
 
 
 @dataclass(frozen=True)

@@ -153,5 +153,6 @@ class Estimate:
     assumptions: list[Assumption]
     peak_phase: PeakPhase
     #: (label, GiB) lines that explain parts of the breakdown: pipeline components of an image
-    #: model, transients of a training step. Shown under the breakdown table.
-    detail: tuple[tuple[str, float], ...] = ()
+    #: model, transients of a training step. Shown under the breakdown table; the label is a record
+    #: the message table words (generator.pages.messages.explain).
+    detail: tuple[tuple[Reason, float], ...] = ()

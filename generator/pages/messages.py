@@ -122,6 +122,57 @@ REASON_ZH: dict[ReasonKind, str] = {
     ReasonKind.minimum_days: "按天计费，至少付满 {days} 天",
 }
 
+#: Chinese messages for the assumptions behind the memory and speed estimates (their own block of
+#: REASON_ZH: engine.training_memory, engine.inference_memory, engine.speed).
+ESTIMATE_ZH: dict[ReasonKind, str] = {
+    ReasonKind.recipe_full: (
+        "全参训练，{precision} 精度：每个参数权重 {weight_bytes} 字节、梯度 {grad_bytes} 字节、优化器状态 {state_bytes} 字节"
+        "[，另有自动混合精度保存的 {autocast_bytes} 字节半精度权重副本（计入临时缓冲）]。"
+    ),
+    ReasonKind.recipe_adapter: (
+        "{base}；适配器 rank {rank}，约 {adapter_millions}M 个参数，fp32 存储，"
+        "每个适配器参数权重 {adapter_bytes} + 梯度 {adapter_bytes} + 优化器状态 {state_bytes} 字节；底座没有梯度和优化器状态。"
+    ),
+    ReasonKind.base_qlora: (
+        "QLoRA：底座线性层按 {format} 存储（约 {bits} 位/参数），"
+        "词嵌入和输出层按 {embedding_bits} 位（PEFT prepare_model_for_kbit_training 会升为 fp32），计算精度 {compute}"
+    ),
+    ReasonKind.base_mixed: "LoRA：底座为 fp32 权重，在自动混合精度下训练",
+    ReasonKind.base_frozen: "LoRA：冻结的底座按 {format} 存储（约 {bits} 位/参数）",
+    ReasonKind.optimizer_adamw: "优化器为 PyTorch AdamW（默认 foreach 实现，step 时多占一份与状态同精度的临时显存）。",
+    ReasonKind.optimizer_adamw_8bit: "优化器为 bitsandbytes 8 位 AdamW（每个参数 2 字节状态）。",
+    ReasonKind.optimizer_sgd: "优化器为 SGD（无动量，不占状态显存）。",
+    ReasonKind.optimizer_zero_fused: "优化器为 AdamW；DeepSpeed ZeRO 用 FusedAdam 原地更新，step 时不另占临时显存。",
+    ReasonKind.checkpointing_on: "开启梯度检查点：每层只保存输入，反向时逐层重算（计算量约增加三分之一）。",
+    ReasonKind.checkpointing_off: "不开启梯度检查点：每层的中间结果都保存到反向传播。",
+    ReasonKind.micro_batch: (
+        "每张卡每步处理 {batch} 条 × {context} token；激活按这张卡自己的微批次计算，不随卡数分摊。"
+    ),
+    ReasonKind.zero_sharded: "{cards} 张卡数据并行，ZeRO-{stage} 把{states}平均分到各卡（DeepSpeed 混合精度布局）。",
+    ReasonKind.zero_none: "{cards} 张卡数据并行但不用 ZeRO：每张卡都存一整份模型状态，多卡不省显存。",
+    ReasonKind.zero_states_1: "优化器状态",
+    ReasonKind.zero_states_2: "优化器状态和梯度",
+    ReasonKind.zero_states_3: "优化器状态、梯度和权重",
+    ReasonKind.gradients_late: (
+        "不用 ZeRO 时梯度在反向传播中才逐层分配（zero_grad(set_to_none=True)），峰值时刻还没有梯度，表中梯度为 0。"
+    ),
+    ReasonKind.peak_phase: (
+        "峰值出现在{phase}阶段，约 {peak_gib} GiB；{other}阶段约 {other_gib} GiB。表中分项是峰值时刻的占用。"
+    ),
+    ReasonKind.phase_forward_backward: "前向/反向传播",
+    ReasonKind.phase_optimizer_step: "优化器更新（step）",
+    ReasonKind.transient_autocast: "自动混合精度保存的半精度权重副本",
+    ReasonKind.transient_dequant: "4 位权重反量化成 16 位的临时副本",
+    ReasonKind.transient_step: "优化器更新（step）时的临时张量",
+    ReasonKind.transient_zero3_gather: "ZeRO-3 参数收集缓冲",
+    ReasonKind.transient_zero_reduce: "ZeRO 梯度归约缓冲",
+    ReasonKind.component: "{name}（{role}，{params_b}B 参数）",
+    ReasonKind.role_denoiser: "去噪网络",
+    ReasonKind.role_text_encoder: "文本编码器",
+    ReasonKind.role_vae: "图像解码器",
+}
+REASON_ZH.update(ESTIMATE_ZH)
+
 _FIELD = re.compile(r"\{(\w+)\}")
 _OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
