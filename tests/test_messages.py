@@ -202,7 +202,6 @@ def test_the_calculator_words_records_as_the_pages_do(bundled: Catalogue) -> Non
 #: this list as each is converted). Python: module -> None (whole module) or its functions still allowed.
 PY_LEFT: dict[str, tuple[str, ...] | None] = {
     "speed.py": None,
-    "inference_memory.py": None,
     "links.py": ("describe_link",),  # speed.py's sentences use it; link_reason is the record
 }
 #: The calculator's form errors (JavaScript only: the command line's are argparse's).
@@ -341,6 +340,42 @@ def test_training_assumptions_say_what_the_engine_said_before() -> None:
         "峰值出现在优化器更新（step）阶段，约 112.9 GiB；前向/反向传播阶段约 98.0 GiB。表中分项是峰值时刻的占用。"
     )
 
-    # inference_memory.diffusion_estimate's detail lines
+
+def test_inference_assumptions_say_what_the_engine_said_before() -> None:
+    """Expected texts: inference_memory.py's f-strings at 5105ef9, filled in by hand."""
+    stored = R(ReasonKind.weights_format, precision="int4", bits="4.25", embeddings16=R(ReasonKind.embeddings_16bit),
+               experts="8")  # fmt: skip
+    assert (
+        explain(stored)
+        == "权重按 int4 存储，约 4.25 位/参数（词嵌入和输出层保持 16 位）；MoE 模型的全部 8 个专家都要放进显存。"
+    )
+    assert explain(R(ReasonKind.weights_format, precision="bf16", bits="16")) == "权重按 bf16 存储，约 16 位/参数。"
+    mla = R(ReasonKind.kv_mla, kv_lora_rank="512", rope_dim="64")
+    window = R(ReasonKind.kv_window, attention_layers="48", window_layers="36", window=4096)
+    kv = R(ReasonKind.kv_cache, kv_precision="bf16", kib="69", batch="16", context="8192", mla=mla, window=window)
+    assert explain(kv) == (
+        "KV 缓存按 bf16 存储，每个 token 每卡约 69 KiB，按 16 路并发 × 8192 token 上下文预留"
+        "；多头潜在注意力（MLA）每层每个 token 只缓存 512 + 64 个值（vLLM / SGLang 的 MLA 布局，张量并行的每张卡各存一份）"
+        "；48 个注意力层中 36 个只看最近 4,096 个 token，KV 缓存按窗口封顶。"
+    )
+    assert (
+        explain(R(ReasonKind.parallelism, cards="16", tp="8", pp="2"))
+        == "16 张卡按张量并行 8 路、流水线 2 段切分模型。"
+    )
+    assert explain(R(ReasonKind.parallelism, cards="4", tp="4")) == "4 张卡按张量并行 4 路切分模型。"
+    logits = R(ReasonKind.logits_runtime, allocates="vLLM 只为最后一个 token 算 logits")
+    chunked = R(ReasonKind.prefill_chunked, runtime="vLLM", chunk=8192, setting="max_num_batched_tokens",
+                batch="256", context="4096", logits=logits)  # fmt: skip
+    assert explain(chunked) == (
+        "预填充分块进行：vLLM 每步最多处理 8,192 个 token（max_num_batched_tokens），256 条 × 4096 token 分几步处理完，"
+        "临时张量按一步中单层最大的计；vLLM 只为最后一个 token 算 logits。"
+    )
+    # diffusion_estimate
+    image = R(ReasonKind.diffusion, where=R(ReasonKind.offload_none), precision="fp16", images="1", resolution="1024",
+              passes="2", guidance=R(ReasonKind.guidance_cfg), peak=R(ReasonKind.phase_vae))  # fmt: skip
+    assert explain(image) == (
+        "图像生成：全部组件常驻显存，权重按 fp16 存储；每次生成 1 张 1024×1024 的图，"
+        "去噪网络每步对每张图计算 2 次（含无分类器引导的负向提示）。峰值阶段：VAE 解码。"
+    )
     part = R(ReasonKind.component, name="FLUX transformer", role=R(ReasonKind.role_denoiser), params_b="11.90")
     assert explain(part) == "FLUX transformer（去噪网络，11.90B 参数）"

@@ -113,7 +113,29 @@ class ReasonKind(StrEnum):
     transient_step = "transient_step"  # optimizer-step temporaries
     transient_zero3_gather = "transient_zero3_gather"  # ZeRO-3 parameter gathers
     transient_zero_reduce = "transient_zero_reduce"  # ZeRO 1-2 gradient reduce bucket
-    # inference memory: an image pipeline's components (the estimate's detail lines)
+    # inference memory: language models
+    weights_format = "weights_format"  # the weights' precision (embeddings16, experts: optional parts)
+    embeddings_16bit = "embeddings_16bit"  # embeddings and lm_head stay 16-bit
+    kv_cache = "kv_cache"  # the KV cache's precision and size (mla, window, linear: nested kv_*)
+    kv_mla = "kv_mla"  # multi-head latent attention caches a latent per token
+    kv_window = "kv_window"  # sliding-window layers cap their cache
+    kv_linear = "kv_linear"  # linear-attention layers keep a fixed state
+    parallelism = "parallelism"  # tensor parallel (pp: pipeline stages)
+    prefill_chunked = "prefill_chunked"  # the runtime prefills in chunks (logits: a nested logits_*)
+    prefill_whole = "prefill_whole"  # the whole batch prefilled at once
+    logits_runtime = "logits_runtime"  # the runtime's own logits (allocates: rules.yaml's words)
+    logits_all_tokens = "logits_all_tokens"  # logits kept for every prompt token
+    logits_last_token = "logits_last_token"  # logits of the last token only
+    # inference memory: image pipelines
+    diffusion = "diffusion"  # the pipeline's residency, images and passes (where, guidance, peak: nested)
+    offload_none = "offload_none"  # every component stays on the GPU
+    offload_model = "offload_model"  # diffusers model CPU offload
+    guidance_cfg = "guidance_cfg"  # classifier-free guidance's negative prompt
+    guidance_distilled = "guidance_distilled"  # a guidance-distilled model
+    phase_text_encoder = "phase_text_encoder"  # the text-encoding phase
+    phase_denoiser = "phase_denoiser"  # the denoising phase
+    phase_vae = "phase_vae"  # VAE decoding
+    vae_upcast = "vae_upcast"  # diffusers decodes this VAE in fp32 under fp16
     component = "component"  # one pipeline component's line (role: a nested role_*)
     role_denoiser = "role_denoiser"  # a UNet or transformer denoiser
     role_text_encoder = "role_text_encoder"  # a text encoder

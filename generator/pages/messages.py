@@ -166,6 +166,49 @@ ESTIMATE_ZH: dict[ReasonKind, str] = {
     ReasonKind.transient_step: "优化器更新（step）时的临时张量",
     ReasonKind.transient_zero3_gather: "ZeRO-3 参数收集缓冲",
     ReasonKind.transient_zero_reduce: "ZeRO 梯度归约缓冲",
+    ReasonKind.weights_format: (
+        "权重按 {precision} 存储，约 {bits} 位/参数[{embeddings16}][；MoE 模型的全部 {experts} 个专家都要放进显存]。"
+    ),
+    ReasonKind.embeddings_16bit: "（词嵌入和输出层保持 16 位）",
+    ReasonKind.kv_cache: (
+        "KV 缓存按 {kv_precision} 存储，每个 token 每卡约 {kib} KiB，按 {batch} 路并发 × {context} token 上下文预留"
+        "[{mla}][{window}][{linear}]。"
+    ),
+    ReasonKind.kv_mla: (
+        "；多头潜在注意力（MLA）每层每个 token 只缓存 {kv_lora_rank} + {rope_dim} 个值"
+        "（vLLM / SGLang 的 MLA 布局，张量并行的每张卡各存一份）"
+    ),
+    ReasonKind.kv_window: (
+        "；{attention_layers} 个注意力层中 {window_layers} 个只看最近 {window} 个 token，KV 缓存按窗口封顶"
+    ),
+    ReasonKind.kv_linear: "；{linear_layers} 个线性注意力层不存 KV，每条序列各存固定大小的状态",
+    ReasonKind.parallelism: "{cards} 张卡按张量并行 {tp} 路[、流水线 {pp} 段]切分模型。",
+    ReasonKind.prefill_chunked: (
+        "预填充分块进行：{runtime} 每步最多处理 {chunk} 个 token（{setting}），"
+        "{batch} 条 × {context} token 分几步处理完，临时张量按一步中单层最大的计；{logits}。"
+    ),
+    ReasonKind.prefill_whole: ("预填充按 {batch} 条 × {context} token 一次处理，计入单层最大的临时张量；{logits}。"),
+    ReasonKind.logits_runtime: "{allocates}",
+    ReasonKind.logits_all_tokens: (
+        "按为每个提示 token 都保留 logits 的推理方式（如直接对整段提示做前向）计算，logits 单独占一大块"
+    ),
+    ReasonKind.logits_last_token: "预填充只为每条序列的最后一个 token 计算 logits",
+    ReasonKind.diffusion: (
+        "图像生成：{where}，权重按 {precision} 存储；每次生成 {images} 张 {resolution}×{resolution} 的图，"
+        "去噪网络每步对每张图计算 {passes} 次{guidance}。峰值阶段：{peak}。"
+    ),
+    ReasonKind.offload_none: "全部组件常驻显存",
+    ReasonKind.offload_model: (
+        "开启模型 CPU 卸载（diffusers enable_model_cpu_offload），同一时刻只有正在工作的组件在显存中"
+    ),
+    ReasonKind.guidance_cfg: "（含无分类器引导的负向提示）",
+    ReasonKind.guidance_distilled: "（引导蒸馏模型，无负向提示）",
+    ReasonKind.phase_text_encoder: "文本编码",
+    ReasonKind.phase_denoiser: "去噪",
+    ReasonKind.phase_vae: "VAE 解码",
+    ReasonKind.vae_upcast: (
+        "fp16 下 diffusers 会把这个 VAE 升为 fp32 再解码（防止溢出），解码时它的权重和中间结果按 fp32 计。"
+    ),
     ReasonKind.component: "{name}（{role}，{params_b}B 参数）",
     ReasonKind.role_denoiser: "去噪网络",
     ReasonKind.role_text_encoder: "文本编码器",
