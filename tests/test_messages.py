@@ -162,7 +162,7 @@ def every_record(cat: Catalogue) -> list[tuple[str, dict[str, object], str]]:
             out += [("reason", r.record(), explain(r)) for r in (*o.reasons, o.delivery_reason)]
             if o.excluded:
                 out.append(("exclusion", o.excluded.record(), explain(o.excluded)))
-            out += [("reason", a.message.record(), assumption_text(a)) for a in o.sizing.assumptions if a.message]
+            out += [("reason", a.message.record(), assumption_text(a)) for a in o.sizing.assumptions]
     return out
 
 
@@ -201,8 +201,7 @@ def test_the_calculator_words_records_as_the_pages_do(bundled: Catalogue) -> Non
 #: Engine modules that still build Chinese sentences (being changed elsewhere this session; shrink
 #: this list as each is converted). Python: module -> None (whole module) or its functions still allowed.
 PY_LEFT: dict[str, tuple[str, ...] | None] = {
-    "speed.py": None,
-    "links.py": ("describe_link",),  # speed.py's sentences use it; link_reason is the record
+    "links.py": ("describe_link",),  # no engine user left: it goes next
 }
 #: The calculator's form errors (JavaScript only: the command line's are argparse's).
 JS_LEFT = {"arch.js", "hfconfig.js", "workload.js"}
@@ -379,3 +378,34 @@ def test_inference_assumptions_say_what_the_engine_said_before() -> None:
     )
     part = R(ReasonKind.component, name="FLUX transformer", role=R(ReasonKind.role_denoiser), params_b="11.90")
     assert explain(part) == "FLUX transformer（去噪网络，11.90B 参数）"
+
+
+def test_speed_assumptions_say_what_the_engine_said_before() -> None:
+    """Expected texts: speed.py's f-strings at 5105ef9 (training_hours, finetune_costs,
+    decode_throughput), filled in by hand."""
+    mfu = R(ReasonKind.mfu, gpu="H20", tflops="148", mfu="38%", basis="Hopper 上的公开训练",
+            peak_unconfirmed=R(ReasonKind.peak_unconfirmed), mfu_unconfirmed=R(ReasonKind.mfu_unconfirmed))  # fmt: skip
+    assert explain(mfu) == (
+        "H20 稠密 16 位算力 148 TFLOPS（厂商数据表未确认），算力利用率（MFU）按 38% 计（未经公开数据确认的保守假设）"
+        "：Hopper 上的公开训练。不假设使用 FP8。"
+    )
+    link = R(ReasonKind.link_all_to_all, link="NVLink", gbps="900")
+    assert explain(R(ReasonKind.scaling, cards="8", link=link, efficiency="100%")) == (
+        "8 张卡，卡间 NVLink 全互联，每卡 900 GB/s，多卡扩展效率按 100% 计。"
+    )
+    tune = R(ReasonKind.finetune, batch="1", context=2048, overhead_s="0.1",
+             dequant=R(ReasonKind.finetune_dequant, passes="3", seconds="0.05"),
+             checkpointing=R(ReasonKind.finetune_recompute))  # fmt: skip
+    assert explain(tune) == (
+        "微调按 Hugging Face Trainer / PEFT 的实测计：每个微批次（1 × 2,048 token）另有约 0.1 秒的固定开销"
+        "，QLoRA 每个微批次还要把 4 位底座权重反量化 3 遍（约 0.05 秒）；开启梯度检查点，前向要重算一遍"
+        "（按 Qwen 公布的单卡 A100 微调速度表校准）。"
+    )
+    batch = R(ReasonKind.decode_batch, batch="32", context="2048", bound=R(ReasonKind.bound_memory))
+    assert explain(batch) == "32 路并发、每路上下文 2048 token；瓶颈是显存带宽（读权重）。"
+    pcie = R(ReasonKind.link_pcie_only, pcie_gen=4)
+    split = R(ReasonKind.decode_parallel, cards="16", tp="8", pp="2", link=pcie, comm_ms="1.5")
+    assert explain(split) == (
+        "16 张卡切分模型（张量并行 8 路、流水线 2 段，卡间只有 PCIe 4.0，没有 NVLink 等高速互联）："
+        "每层两次 all-reduce，每步通信约 1.5 ms。"
+    )

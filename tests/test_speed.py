@@ -30,6 +30,7 @@ from generator.engine.speed import (
     train_flops,
     training_hours,
 )
+from generator.pages.messages import assumption_text
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = Rules.model_validate(yaml.safe_load((ROOT / "data" / "rules.yaml").read_text(encoding="utf-8")))
@@ -202,7 +203,7 @@ def test_h100_finishes_big_pretraining_cheaper_than_a100() -> None:
     assert h.hours == pytest.approx(steps / SPEED.training.goodput)
     assert h.mfu == pytest.approx(mfu_h)
     assert h.gpu_hours == pytest.approx(h.hours * 64)
-    assert h.assumptions and all(x.text_zh for x in h.assumptions)
+    assert h.assumptions and all(assumption_text(x) for x in h.assumptions)
 
 
 def test_unsourced_platforms_never_outrun_the_sourced_ones() -> None:

@@ -140,6 +140,26 @@ class ReasonKind(StrEnum):
     role_denoiser = "role_denoiser"  # a UNet or transformer denoiser
     role_text_encoder = "role_text_encoder"  # a text encoder
     role_vae = "role_vae"  # the image decoder
+    # speed: training time and decode throughput (engine.speed)
+    train_flops_full = "train_flops_full"  # model FLOPs of full training (6 N per token)
+    train_flops_adapter = "train_flops_adapter"  # model FLOPs of LoRA / QLoRA (4 N per token)
+    mfu = "mfu"  # the card's peak and the platform's MFU (nested marks when unconfirmed)
+    peak_unconfirmed = "peak_unconfirmed"  # the datasheet does not confirm the peak
+    mfu_unconfirmed = "mfu_unconfirmed"  # no published run confirms the MFU
+    scaling = "scaling"  # the cards, their link (a nested link_* reason) and the scaling efficiency
+    goodput = "goodput"  # the share of rented time spent training
+    finetune = "finetune"  # fine-tuning's fixed costs per micro-batch (dequant, checkpointing: nested)
+    finetune_dequant = "finetune_dequant"  # QLoRA dequantizes the 4-bit base each pass
+    finetune_recompute = "finetune_recompute"  # gradient checkpointing recomputes the forward
+    finetune_no_recompute = "finetune_no_recompute"  # no recomputation
+    decode_bandwidth = "decode_bandwidth"  # a decode step reads the weights and KV cache once
+    decode_batch = "decode_batch"  # concurrency, context and what bounds the step (a nested bound_*)
+    bound_memory = "bound_memory"  # memory bandwidth (reading the weights)
+    bound_compute = "bound_compute"  # compute
+    bound_dequant = "bound_dequant"  # dequantization
+    bound_kv = "bound_kv"  # reading the KV cache
+    decode_dequant = "decode_dequant"  # a weight-only format dequantizes every step
+    decode_parallel = "decode_parallel"  # the cards' split (pp: pipeline stages) and link
 
 
 @dataclass(frozen=True)

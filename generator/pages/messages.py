@@ -213,6 +213,48 @@ ESTIMATE_ZH: dict[ReasonKind, str] = {
     ReasonKind.role_denoiser: "去噪网络",
     ReasonKind.role_text_encoder: "文本编码器",
     ReasonKind.role_vae: "图像解码器",
+    ReasonKind.train_flops_full: (
+        "训练计算量按模型 FLOPs 计：每个 token 约 6 倍参数量（前向 + 反向）加注意力，共约 {flops} FLOPs；"
+        "梯度检查点的重算不算模型 FLOPs，已含在实测 MFU 里。"
+    ),
+    ReasonKind.train_flops_adapter: (
+        "训练计算量按模型 FLOPs 计：每个 token 约 4 倍参数量（LoRA 的底座只算激活梯度）加注意力，共约 {flops} FLOPs；"
+        "梯度检查点的重算不算模型 FLOPs，已含在实测 MFU 里。"
+    ),
+    ReasonKind.mfu: (
+        "{gpu} 稠密 16 位算力 {tflops} TFLOPS[{peak_unconfirmed}]，算力利用率（MFU）按 {mfu} 计[{mfu_unconfirmed}]："
+        "{basis}。不假设使用 FP8。"
+    ),
+    ReasonKind.peak_unconfirmed: "（厂商数据表未确认）",
+    ReasonKind.mfu_unconfirmed: "（未经公开数据确认的保守假设）",
+    ReasonKind.scaling: "{cards} 张卡，{link}，多卡扩展效率按 {efficiency} 计。",
+    ReasonKind.goodput: (
+        "租用时间里约 {goodput} 真正在训练，其余耗在故障重启和保存检查点上"
+        "（Meta 报告 Llama 3 405B 训练的有效训练时间在 90% 以上）。"
+    ),
+    ReasonKind.finetune: (
+        "微调按 Hugging Face Trainer / PEFT 的实测计：每个微批次（{batch} × {context} token）另有约 "
+        "{overhead_s} 秒的固定开销[{dequant}]{checkpointing}（按 Qwen 公布的单卡 A100 微调速度表校准）。"
+    ),
+    ReasonKind.finetune_dequant: "，QLoRA 每个微批次还要把 4 位底座权重反量化 {passes} 遍（约 {seconds} 秒）",
+    ReasonKind.finetune_recompute: "；开启梯度检查点，前向要重算一遍",
+    ReasonKind.finetune_no_recompute: "；不开梯度检查点，不重算前向",
+    ReasonKind.decode_bandwidth: (
+        "每生成一步要把权重和 KV 缓存读一遍；按显存带宽 {bandwidth_gbps} GB/s 的 {efficiency} 计，"
+        "另加每步约 {overhead_ms} ms 的调度和采样开销。"
+    ),
+    ReasonKind.decode_batch: "{batch} 路并发、每路上下文 {context} token；瓶颈是{bound}。",
+    ReasonKind.bound_memory: "显存带宽（读权重）",
+    ReasonKind.bound_compute: "算力",
+    ReasonKind.bound_dequant: "反量化计算",
+    ReasonKind.bound_kv: "读 KV 缓存",
+    ReasonKind.decode_dequant: (
+        "{precision} 是只量化权重的格式：每一步都要在 CUDA 核心上把权重反量化回 16 位，"
+        "FP32 算力少的卡（如 A100）受它限制，提速远小于权重缩小的倍数。"
+    ),
+    ReasonKind.decode_parallel: (
+        "{cards} 张卡切分模型（张量并行 {tp} 路[、流水线 {pp} 段]，{link}）：每层两次 all-reduce，每步通信约 {comm_ms} ms。"
+    ),
 }
 REASON_ZH.update(ESTIMATE_ZH)
 
@@ -263,8 +305,8 @@ def messages_json() -> dict[str, dict[str, str]]:
 
 
 def assumption_text(a: Assumption) -> str:
-    """An estimate's assumption in words: its record's message, else the sentence it carries."""
-    return explain(a.message) if a.message is not None else a.text_zh
+    """An estimate's assumption in words (its record's message)."""
+    return explain(a.message)
 
 
 def cards_label(o: Option) -> str:
