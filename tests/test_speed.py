@@ -12,7 +12,7 @@ import yaml
 from generator.data.records import FormFactor, Gpu, Precision, Vendor, Workload
 from generator.data.rules import Rules
 from generator.engine.arch import Arch
-from generator.engine.links import describe_link, link_kind
+from generator.engine.links import link_kind, link_reason
 from generator.engine.memory import estimate, usable_gib
 from generator.engine.request import Request
 from generator.engine.speed import (
@@ -30,7 +30,7 @@ from generator.engine.speed import (
     train_flops,
     training_hours,
 )
-from generator.pages.messages import assumption_text
+from generator.pages.messages import assumption_text, explain
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = Rules.model_validate(yaml.safe_load((ROOT / "data" / "rules.yaml").read_text(encoding="utf-8")))
@@ -169,6 +169,10 @@ def test_link_kinds_and_scaling() -> None:
     assert scaling_efficiency(RTX4090, 4, RULES)[0] > scaling_efficiency(RTX4090, 8, RULES)[0]
     # The MFUs come from multi-node runs: an NVLink server and an InfiniBand cluster are not discounted again.
     assert scaling_efficiency(H100, 8, RULES)[0] == scaling_efficiency(H100, 64, RULES)[0] == 1.0
+
+
+def describe_link(gpu: Gpu, cards: int) -> str:
+    return explain(link_reason(gpu, cards))
 
 
 def test_link_wording_follows_the_interconnect_fields() -> None:
