@@ -28,6 +28,7 @@ from generator.data.rules import Rules
 from generator.engine.arch import Arch, Component
 from generator.engine.memory import estimate, min_gpus
 from generator.engine.request import Request
+from generator.pages.messages import assumption_text, explain
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = Rules.model_validate(yaml.safe_load((ROOT / "data" / "rules.yaml").read_text(encoding="utf-8")))
@@ -71,7 +72,7 @@ def test_sdxl_1024_fp16_one_image_is_in_the_published_range() -> None:
     # weights: 3,468,837,867 params x 2 bytes, with the VAE upcast to fp32 for decoding (+ 83.7M x 2 bytes)
     assert est.breakdown["weights"] == pytest.approx((3_468_837_867 * 2 + 83_653_863 * 2) / 2**30, rel=1e-6)
     assert est.breakdown["kv_cache"] == 0
-    assert any("升为 fp32" in a.text_zh for a in est.assumptions)
+    assert any("升为 fp32" in assumption_text(a) for a in est.assumptions)
 
 
 def test_sdxl_four_images_reproduce_the_blog_within_the_aim_high_band() -> None:
@@ -119,7 +120,7 @@ def test_pipelines_never_split_and_bigger_images_need_more() -> None:
 
 def test_components_are_listed_with_their_weights() -> None:
     est = estimate(image(FLUX, Precision.bf16), MEM)
-    labels = [label for label, _ in est.detail]
+    labels = [explain(label) for label, _ in est.detail]
     assert len(labels) == 4 and "FLUX transformer" in labels[0]
     assert est.detail[0][1] == pytest.approx(11_901_408_320 * 2 / 2**30)
 

@@ -17,7 +17,7 @@ from generator.data.catalogue import Catalogue
 from generator.data.records import Billing, Delivery, Optimizer, Precision, Workload
 from generator.data.validate import load_catalogue
 from generator.engine.exclusion import Exclusion, ExclusionKind
-from generator.engine.links import describe_link, link_reason
+from generator.engine.links import link_reason
 from generator.engine.reason import Reason, ReasonKind, brief
 from generator.engine.recommend import for_scenario
 from generator.pages.calculator import calculator_data
@@ -131,11 +131,19 @@ def test_a_latin_word_after_a_chinese_character_gets_a_space() -> None:
     assert explain(server).endswith("这张卡的报价里没有：NVLink 只能两两桥接，桥接对之间走 PCIe 4.0")
 
 
-def test_link_reason_says_what_describe_link_says(bundled: Catalogue) -> None:
-    """describe_link stays for speed.py's sentences; both must say the same for every card and count."""
-    for gpu in bundled.gpus.values():
-        for cards in (1, 2, 3, 4, 8, 16):
-            assert explain(link_reason(gpu, cards)) == describe_link(gpu, cards), (gpu.id, cards)
+def test_link_reason_says_what_describe_link_said(bundled: Catalogue) -> None:
+    """Expected texts: links.describe_link's f-strings at 5105ef9 (before speed.py worded links by
+    link_reason and describe_link went), filled in by hand from the bundled cards' fields."""
+    gpus = bundled.gpus
+    assert explain(link_reason(gpus["h100-sxm-80g"], 1)) == "单卡"
+    assert explain(link_reason(gpus["rtx-4090-24g"], 2)) == "卡间只有 PCIe 4.0，没有 NVLink 等高速互联"
+    h100 = gpus["h100-sxm-80g"]
+    assert explain(link_reason(h100, 8)) == f"卡间 {h100.interconnect} 全互联，每卡 {h100.interconnect_gbps:g} GB/s"
+    pcie = gpus["a100-pcie-80g"]
+    assert pcie.interconnect and not pcie.has_nvlink_class_link
+    speed = f"，每卡 {pcie.interconnect_gbps:g} GB/s" if pcie.interconnect_gbps else ""
+    assert explain(link_reason(pcie, 2)) == f"两张卡用 {pcie.interconnect} 桥接{speed}"
+    assert explain(link_reason(pcie, 4)) == (f"{pcie.interconnect} 只能两两桥接，桥接对之间走 PCIe {pcie.pcie_gen}.0")
 
 
 def test_records_are_plain_json_with_nested_records() -> None:
@@ -162,7 +170,7 @@ def every_record(cat: Catalogue) -> list[tuple[str, dict[str, object], str]]:
             out += [("reason", r.record(), explain(r)) for r in (*o.reasons, o.delivery_reason)]
             if o.excluded:
                 out.append(("exclusion", o.excluded.record(), explain(o.excluded)))
-            out += [("reason", a.message.record(), assumption_text(a)) for a in o.sizing.assumptions if a.message]
+            out += [("reason", a.message.record(), assumption_text(a)) for a in o.sizing.assumptions]
     return out
 
 
@@ -200,12 +208,7 @@ def test_the_calculator_words_records_as_the_pages_do(bundled: Catalogue) -> Non
 
 #: Engine modules that still build Chinese sentences (being changed elsewhere this session; shrink
 #: this list as each is converted). Python: module -> None (whole module) or its functions still allowed.
-PY_LEFT: dict[str, tuple[str, ...] | None] = {
-    "speed.py": None,
-    "inference_memory.py": None,
-    "training_memory.py": None,
-    "links.py": ("describe_link",),  # speed.py's sentences use it; link_reason is the record
-}
+PY_LEFT: dict[str, tuple[str, ...] | None] = {}
 #: The calculator's form errors (JavaScript only: the command line's are argparse's).
 JS_LEFT = {"arch.js", "hfconfig.js", "workload.js"}
 
@@ -294,6 +297,10 @@ def test_the_checks_can_fail() -> None:
     assert js_cjk_literals('const a = `需要 ${n} 张卡`; // 注释\n/* 说明 */ const b = "x";') == ["需要 ${n} 张卡"]
     assert js_cjk_literals("const u = \"https://x\"; const s = '单卡';") == ["单卡"]
     old = {name: _at("fd6df2a", f"generator/engine/{name}") for name in ("delivery.py", "cost.py", "sizing.py")}
+    old |= {
+        name: _at("5105ef9", f"generator/engine/{name}")
+        for name in ("training_memory.py", "inference_memory.py", "speed.py", "links.py")
+    }
     assert all(cjk_literals(text) for text in old.values())
     assert js_cjk_literals(_at("fd6df2a", "docs/javascripts/engine/recommend.js"))
 
@@ -308,3 +315,103 @@ def _at(commit: str, path: str) -> str:
     if run.returncode != 0:
         pytest.skip(f"{commit} is not in this clone")
     return run.stdout
+
+
+def test_training_assumptions_say_what_the_engine_said_before() -> None:
+    """Expected texts: training_memory.py's f-strings at 5105ef9 (before it returned records),
+    filled in by hand with the same figures."""
+    # training_memory._states, full training in mixed precision (recipe 4 + 4 + 12 bytes, AMP copy 2)
+    full = R(ReasonKind.recipe_full, precision="mixed", weight_bytes="4", grad_bytes="4", state_bytes="12")
+    assert explain(full) == "全参训练，mixed 精度：每个参数权重 4 字节、梯度 4 字节、优化器状态 12 字节。"
+    amp = R(ReasonKind.recipe_full, precision="mixed", weight_bytes="4", grad_bytes="4", state_bytes="12",
+            autocast_bytes="2")  # fmt: skip
+    assert explain(amp) == (
+        "全参训练，mixed 精度：每个参数权重 4 字节、梯度 4 字节、优化器状态 12 字节，"
+        "另有自动混合精度保存的 2 字节半精度权重副本（计入临时缓冲）。"
+    )
+    base = R(ReasonKind.base_qlora, format="nf4", bits="4.127", embedding_bits="32", compute="bf16")
+    qlora = R(ReasonKind.recipe_adapter, base=base, rank="16", adapter_millions="40.0", adapter_bytes="4",
+              state_bytes="8")  # fmt: skip
+    assert explain(qlora) == (
+        "QLoRA：底座线性层按 nf4 存储（约 4.127 位/参数），词嵌入和输出层按 32 位（PEFT prepare_model_for_kbit_training"
+        " 会升为 fp32），计算精度 bf16；适配器 rank 16，约 40.0M 个参数，fp32 存储，每个适配器参数权重 4 + 梯度 4"
+        " + 优化器状态 8 字节；底座没有梯度和优化器状态。"
+    )
+    zero = R(ReasonKind.zero_sharded, cards="8", stage="2", states=R(ReasonKind.zero_states_2))
+    assert explain(zero) == "8 张卡数据并行，ZeRO-2 把优化器状态和梯度平均分到各卡（DeepSpeed 混合精度布局）。"
+    peak = R(ReasonKind.peak_phase, phase=R(ReasonKind.phase_optimizer_step), peak_gib="112.9",
+             other=R(ReasonKind.phase_forward_backward), other_gib="98.0")  # fmt: skip
+    assert explain(peak) == (
+        "峰值出现在优化器更新（step）阶段，约 112.9 GiB；前向/反向传播阶段约 98.0 GiB。表中分项是峰值时刻的占用。"
+    )
+
+
+def test_inference_assumptions_say_what_the_engine_said_before() -> None:
+    """Expected texts: inference_memory.py's f-strings at 5105ef9, filled in by hand."""
+    stored = R(ReasonKind.weights_format, precision="int4", bits="4.25", embeddings16=R(ReasonKind.embeddings_16bit),
+               experts="8")  # fmt: skip
+    assert (
+        explain(stored)
+        == "权重按 int4 存储，约 4.25 位/参数（词嵌入和输出层保持 16 位）；MoE 模型的全部 8 个专家都要放进显存。"
+    )
+    assert explain(R(ReasonKind.weights_format, precision="bf16", bits="16")) == "权重按 bf16 存储，约 16 位/参数。"
+    mla = R(ReasonKind.kv_mla, kv_lora_rank="512", rope_dim="64")
+    window = R(ReasonKind.kv_window, attention_layers="48", window_layers="36", window=4096)
+    kv = R(ReasonKind.kv_cache, kv_precision="bf16", kib="69", batch="16", context="8192", mla=mla, window=window)
+    assert explain(kv) == (
+        "KV 缓存按 bf16 存储，每个 token 每卡约 69 KiB，按 16 路并发 × 8192 token 上下文预留"
+        "；多头潜在注意力（MLA）每层每个 token 只缓存 512 + 64 个值（vLLM / SGLang 的 MLA 布局，张量并行的每张卡各存一份）"
+        "；48 个注意力层中 36 个只看最近 4,096 个 token，KV 缓存按窗口封顶。"
+    )
+    assert (
+        explain(R(ReasonKind.parallelism, cards="16", tp="8", pp="2"))
+        == "16 张卡按张量并行 8 路、流水线 2 段切分模型。"
+    )
+    assert explain(R(ReasonKind.parallelism, cards="4", tp="4")) == "4 张卡按张量并行 4 路切分模型。"
+    logits = R(ReasonKind.logits_runtime, allocates="vLLM 只为最后一个 token 算 logits")
+    chunked = R(ReasonKind.prefill_chunked, runtime="vLLM", chunk=8192, setting="max_num_batched_tokens",
+                batch="256", context="4096", logits=logits)  # fmt: skip
+    assert explain(chunked) == (
+        "预填充分块进行：vLLM 每步最多处理 8,192 个 token（max_num_batched_tokens），256 条 × 4096 token 分几步处理完，"
+        "临时张量按一步中单层最大的计；vLLM 只为最后一个 token 算 logits。"
+    )
+    # diffusion_estimate
+    image = R(ReasonKind.diffusion, where=R(ReasonKind.offload_none), precision="fp16", images="1", resolution="1024",
+              passes="2", guidance=R(ReasonKind.guidance_cfg), peak=R(ReasonKind.phase_vae))  # fmt: skip
+    assert explain(image) == (
+        "图像生成：全部组件常驻显存，权重按 fp16 存储；每次生成 1 张 1024×1024 的图，"
+        "去噪网络每步对每张图计算 2 次（含无分类器引导的负向提示）。峰值阶段：VAE 解码。"
+    )
+    part = R(ReasonKind.component, name="FLUX transformer", role=R(ReasonKind.role_denoiser), params_b="11.90")
+    assert explain(part) == "FLUX transformer（去噪网络，11.90B 参数）"
+
+
+def test_speed_assumptions_say_what_the_engine_said_before() -> None:
+    """Expected texts: speed.py's f-strings at 5105ef9 (training_hours, finetune_costs,
+    decode_throughput), filled in by hand."""
+    mfu = R(ReasonKind.mfu, gpu="H20", tflops="148", mfu="38%", basis="Hopper 上的公开训练",
+            peak_unconfirmed=R(ReasonKind.peak_unconfirmed), mfu_unconfirmed=R(ReasonKind.mfu_unconfirmed))  # fmt: skip
+    assert explain(mfu) == (
+        "H20 稠密 16 位算力 148 TFLOPS（厂商数据表未确认），算力利用率（MFU）按 38% 计（未经公开数据确认的保守假设）"
+        "：Hopper 上的公开训练。不假设使用 FP8。"
+    )
+    link = R(ReasonKind.link_all_to_all, link="NVLink", gbps="900")
+    assert explain(R(ReasonKind.scaling, cards="8", link=link, efficiency="100%")) == (
+        "8 张卡，卡间 NVLink 全互联，每卡 900 GB/s，多卡扩展效率按 100% 计。"
+    )
+    tune = R(ReasonKind.finetune, batch="1", context=2048, overhead_s="0.1",
+             dequant=R(ReasonKind.finetune_dequant, passes="3", seconds="0.05"),
+             checkpointing=R(ReasonKind.finetune_recompute))  # fmt: skip
+    assert explain(tune) == (
+        "微调按 Hugging Face Trainer / PEFT 的实测计：每个微批次（1 × 2,048 token）另有约 0.1 秒的固定开销"
+        "，QLoRA 每个微批次还要把 4 位底座权重反量化 3 遍（约 0.05 秒）；开启梯度检查点，前向要重算一遍"
+        "（按 Qwen 公布的单卡 A100 微调速度表校准）。"
+    )
+    batch = R(ReasonKind.decode_batch, batch="32", context="2048", bound=R(ReasonKind.bound_memory))
+    assert explain(batch) == "32 路并发、每路上下文 2048 token；瓶颈是显存带宽（读权重）。"
+    pcie = R(ReasonKind.link_pcie_only, pcie_gen=4)
+    split = R(ReasonKind.decode_parallel, cards="16", tp="8", pp="2", link=pcie, comm_ms="1.5")
+    assert explain(split) == (
+        "16 张卡切分模型（张量并行 8 路、流水线 2 段，卡间只有 PCIe 4.0，没有 NVLink 等高速互联）："
+        "每层两次 all-reduce，每步通信约 1.5 ms。"
+    )

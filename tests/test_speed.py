@@ -12,7 +12,7 @@ import yaml
 from generator.data.records import FormFactor, Gpu, Precision, Vendor, Workload
 from generator.data.rules import Rules
 from generator.engine.arch import Arch
-from generator.engine.links import describe_link, link_kind
+from generator.engine.links import link_kind, link_reason
 from generator.engine.memory import estimate, usable_gib
 from generator.engine.request import Request
 from generator.engine.speed import (
@@ -30,6 +30,7 @@ from generator.engine.speed import (
     train_flops,
     training_hours,
 )
+from generator.pages.messages import assumption_text, explain
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = Rules.model_validate(yaml.safe_load((ROOT / "data" / "rules.yaml").read_text(encoding="utf-8")))
@@ -170,6 +171,10 @@ def test_link_kinds_and_scaling() -> None:
     assert scaling_efficiency(H100, 8, RULES)[0] == scaling_efficiency(H100, 64, RULES)[0] == 1.0
 
 
+def describe_link(gpu: Gpu, cards: int) -> str:
+    return explain(link_reason(gpu, cards))
+
+
 def test_link_wording_follows_the_interconnect_fields() -> None:
     for g in (A100_PCIE, H100_NVL):
         for n in (2, 4, 8):
@@ -202,7 +207,7 @@ def test_h100_finishes_big_pretraining_cheaper_than_a100() -> None:
     assert h.hours == pytest.approx(steps / SPEED.training.goodput)
     assert h.mfu == pytest.approx(mfu_h)
     assert h.gpu_hours == pytest.approx(h.hours * 64)
-    assert h.assumptions and all(x.text_zh for x in h.assumptions)
+    assert h.assumptions and all(assumption_text(x) for x in h.assumptions)
 
 
 def test_unsourced_platforms_never_outrun_the_sourced_ones() -> None:

@@ -396,7 +396,7 @@ def run_estimate(project: Project, args: argparse.Namespace) -> int:
         "assumptions": [{"key": a.key, "value": a.value, "text": assumption_text(a)} for a in est.assumptions],
     }
     if est.detail:
-        out["detail"] = [{"label": label, "gib": round(v, 3)} for label, v in est.detail]
+        out["detail"] = [{"label": explain(label), "gib": round(v, 3)} for label, v in est.detail]
     memory_gb = args.gpu_memory_gb or (gpu.memory_gb if gpu else None)
     if memory_gb:
         base = replace(req, gpus=1)
@@ -412,7 +412,7 @@ def run_estimate(project: Project, args: argparse.Namespace) -> int:
     for k, v in est.breakdown.items():
         print(f"  {k:<17} {v:8.2f} GiB")
     for label, v in est.detail:
-        print(f"    {label}: {v:.2f} GiB")
+        print(f"    {explain(label)}: {v:.2f} GiB")
     if "min_gpus" in out:
         fits = out["min_gpus"]
         print(f"Cards of {memory_gb:g} GB needed: {fits if fits else f'more than {MAX_CARDS}'}")

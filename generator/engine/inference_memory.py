@@ -18,17 +18,22 @@ from generator.engine.footprint import (
     parallel_layout,
     weight_bytes,
 )
+from generator.engine.reason import Param, Reason, ReasonKind
 from generator.engine.request import Assumption, Estimate, PeakPhase, Request
 from generator.engine.units import BITS_PER_BYTE, GIB
 
 #: Phases of one image-generation call, in the order they run.
 _PHASES = ("text_encoder", "denoiser", "vae")
-_PHASE_ZH = {"text_encoder": "文本编码", "denoiser": "去噪", "vae": "VAE 解码"}
-_ROLE_ZH = {
-    ComponentRole.unet: "去噪网络",
-    ComponentRole.transformer: "去噪网络",
-    ComponentRole.text_encoder: "文本编码器",
-    ComponentRole.vae: "图像解码器",
+_PHASE_REASON = {
+    "text_encoder": ReasonKind.phase_text_encoder,
+    "denoiser": ReasonKind.phase_denoiser,
+    "vae": ReasonKind.phase_vae,
+}
+_ROLE_REASON = {
+    ComponentRole.unet: ReasonKind.role_denoiser,
+    ComponentRole.transformer: ReasonKind.role_denoiser,
+    ComponentRole.text_encoder: ReasonKind.role_text_encoder,
+    ComponentRole.vae: ReasonKind.role_vae,
 }
 
 
@@ -93,48 +98,49 @@ def diffusion_estimate(req: Request, rules: MemoryRules) -> Estimate:
     breakdown = finish({"weights": w, "kv_cache": 0.0, "activations": a}, 1, 0.0, rules)
 
     assumptions = [x for x in common_assumptions(req, rules) if x.key != "derived_arch"]
-    where = (
-        "全部组件常驻显存"
-        if req.offload is Offload.none
-        else "开启模型 CPU 卸载（diffusers enable_model_cpu_offload），同一时刻只有正在工作的组件在显存中"
-    )
+    where = ReasonKind.offload_none if req.offload is Offload.none else ReasonKind.offload_model
     passes = req.arch.denoiser_passes
-    assumptions.append(
-        Assumption(
-            "diffusion",
-            req.resolution,
-            f"图像生成：{where}，权重按 {prec.value} 存储；每次生成 {images} 张 {req.resolution}×{req.resolution} 的图，"
-            f"去噪网络每步对每张图计算 {passes} 次"
-            + ("（含无分类器引导的负向提示）" if passes > 1 else "（引导蒸馏模型，无负向提示）")
-            + f"。峰值阶段：{_PHASE_ZH[peak]}。",
-        )
-    )
+    diffusion: dict[str, Param] = {
+        "where": Reason(where),
+        "precision": prec.value,
+        "images": str(images),
+        "resolution": str(req.resolution),
+        "passes": str(passes),
+        "guidance": Reason(ReasonKind.guidance_cfg if passes > 1 else ReasonKind.guidance_distilled),
+        "peak": Reason(_PHASE_REASON[peak]),
+    }
+    assumptions.append(Assumption("diffusion", req.resolution, message=Reason(ReasonKind.diffusion, diffusion)))
     if fp32_vae:
-        assumptions.append(
-            Assumption(
-                "vae_upcast",
-                True,
-                "fp16 下 diffusers 会把这个 VAE 升为 fp32 再解码（防止溢出），解码时它的权重和中间结果按 fp32 计。",
-            )
-        )
+        assumptions.append(Assumption("vae_upcast", True, message=Reason(ReasonKind.vae_upcast)))
     detail = tuple(
-        (f"{c.name}（{_ROLE_ZH[c.role]}，{c.params / 1e9:.2f}B 参数）", weights(c, False) / GIB) for c in comps
+        (
+            Reason(
+                ReasonKind.component,
+                {"name": c.name, "role": Reason(_ROLE_REASON[c.role]), "params_b": f"{c.params / 1e9:.2f}"},
+            ),
+            weights(c, False) / GIB,
+        )
+        for c in comps
     )
     return Estimate(sum(breakdown.values()), breakdown, assumptions, PeakPhase.inference, detail)
 
 
-def _kv_layout_text(arch: Arch) -> str:
-    """What the KV cache holds for the attention variants (empty for ordinary attention)."""
-    out = ""
+def _kv_layout(arch: Arch) -> dict[str, Param]:
+    """What the KV cache holds for the attention variants (none for ordinary attention): the
+    optional parts of the ``kv_cache`` reason."""
+    out: dict[str, Param] = {}
     if arch.kv_lora_rank is not None:
-        out += (
-            f"；多头潜在注意力（MLA）每层每个 token 只缓存 {arch.kv_lora_rank} + {arch.qk_rope_dim} 个值"
-            "（vLLM / SGLang 的 MLA 布局，张量并行的每张卡各存一份）"
-        )
+        mla: dict[str, Param] = {"kv_lora_rank": str(arch.kv_lora_rank), "rope_dim": str(arch.qk_rope_dim)}
+        out["mla"] = Reason(ReasonKind.kv_mla, mla)
     if arch.window_layers:
-        out += f"；{arch.attention_layers} 个注意力层中 {arch.window_layers} 个只看最近 {arch.window:,} 个 token，KV 缓存按窗口封顶"
+        window: dict[str, Param] = {
+            "attention_layers": str(arch.attention_layers),
+            "window_layers": str(arch.window_layers),
+            "window": arch.window or 0,  # set wherever window_layers are (arch.py)
+        }
+        out["window"] = Reason(ReasonKind.kv_window, window)
     if arch.linear_layers:
-        out += f"；{arch.linear_layers} 个线性注意力层不存 KV，每条序列各存固定大小的状态"
+        out["linear"] = Reason(ReasonKind.kv_linear, {"linear_layers": str(arch.linear_layers)})
     return out
 
 
@@ -195,45 +201,40 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
         # the experts at the format's bits, the rest at 16: the average over all weights
         bits = round(weights * n * BITS_PER_BYTE / arch.params, 2)
     assumptions = common_assumptions(req, rules)
-    text = f"权重按 {prec.value} 存储，约 {bits:g} 位/参数"
+    stored: dict[str, Param] = {"precision": prec.value, "bits": f"{bits:g}"}
     if prec.value in rules.embeddings_16bit_formats:
-        text += "（词嵌入和输出层保持 16 位）"
+        stored["embeddings16"] = Reason(ReasonKind.embeddings_16bit)
     if arch.experts:
-        text += f"；MoE 模型的全部 {arch.experts} 个专家都要放进显存"
-    assumptions.append(Assumption("precision", prec.value, text + "。"))
+        stored["experts"] = str(arch.experts)
+    assumptions.append(Assumption("precision", prec.value, message=Reason(ReasonKind.weights_format, stored)))
     per_tok = kv_bytes_per_token(arch, kv_prec, rules, n)
-    assumptions.append(
-        Assumption(
-            "kv_cache",
-            kv_prec.value,
-            f"KV 缓存按 {kv_prec.value} 存储，每个 token 每卡约 {per_tok / 1024:.0f} KiB，"
-            f"按 {req.batch} 路并发 × {req.context} token 上下文预留" + _kv_layout_text(arch) + "。",
-        )
-    )
+    kv_params: dict[str, Param] = {
+        "kv_precision": kv_prec.value,
+        "kib": f"{per_tok / 1024:.0f}",
+        "batch": str(req.batch),
+        "context": str(req.context),
+        **_kv_layout(arch),
+    }
+    assumptions.append(Assumption("kv_cache", kv_prec.value, message=Reason(ReasonKind.kv_cache, kv_params)))
     if n > 1:
+        layout: dict[str, Param] = {"cards": str(n), "tp": str(tp)}
+        if pp > 1:
+            layout["pp"] = str(pp)
         assumptions.append(
-            Assumption(
-                "parallelism",
-                f"tp={tp},pp={pp}",
-                f"{n} 张卡按张量并行 {tp} 路" + (f"、流水线 {pp} 段" if pp > 1 else "") + "切分模型。",
-            )
+            Assumption("parallelism", f"tp={tp},pp={pp}", message=Reason(ReasonKind.parallelism, layout))
         )
     if req.prefill_logits is None:
-        logits_text = rt.allocates_zh  # the runtime's own way, in its words (rules.yaml)
+        # the runtime's own way, in its words (rules.yaml)
+        logits_kept = Reason(ReasonKind.logits_runtime, {"allocates": rt.allocates_zh})
     elif req.prefill_logits is PrefillLogits.all_tokens:
-        logits_text = "按为每个提示 token 都保留 logits 的推理方式（如直接对整段提示做前向）计算，logits 单独占一大块"
+        logits_kept = Reason(ReasonKind.logits_all_tokens)
     else:
-        logits_text = "预填充只为每条序列的最后一个 token 计算 logits"
-    assumptions.append(
-        Assumption(
-            "prefill",
-            prefill,
-            (
-                f"预填充分块进行：{rt.name} 每步最多处理 {prefill:,} 个 token（{rt.chunk_setting}），"
-                f"{req.batch} 条 × {req.context} token 分几步处理完，临时张量按一步中单层最大的计；{logits_text}。"
-                if prefill < req.tokens
-                else f"预填充按 {req.batch} 条 × {req.context} token 一次处理，计入单层最大的临时张量；{logits_text}。"
-            ),
-        )
-    )
+        logits_kept = Reason(ReasonKind.logits_last_token)
+    batch: dict[str, Param] = {"batch": str(req.batch), "context": str(req.context), "logits": logits_kept}
+    if prefill < req.tokens:
+        chunked: dict[str, Param] = {"runtime": rt.name, "chunk": prefill, "setting": str(rt.chunk_setting), **batch}
+        prefill_reason = Reason(ReasonKind.prefill_chunked, chunked)
+    else:
+        prefill_reason = Reason(ReasonKind.prefill_whole, batch)
+    assumptions.append(Assumption("prefill", prefill, message=prefill_reason))
     return Estimate(sum(breakdown.values()), breakdown, assumptions, PeakPhase.inference)

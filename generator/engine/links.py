@@ -52,22 +52,6 @@ def link_reason(gpu: Gpu, cards: int) -> Reason:
     return Reason(ReasonKind.link_bridged_pairs, params)
 
 
-def describe_link(gpu: Gpu, cards: int) -> str:
-    """The words of :func:`link_reason`, for :mod:`generator.engine.speed`'s assumption sentences
-    until they are records too (``tests/test_messages.py`` checks both say the same)."""
-    link = gpu.interconnect
-    speed = f"，每卡 {gpu.interconnect_gbps:g} GB/s" if gpu.interconnect_gbps else ""
-    if cards <= 1:
-        return "单卡"
-    if link is None:
-        return f"卡间只有 PCIe {gpu.pcie_gen}.0，没有 NVLink 等高速互联"
-    if gpu.has_nvlink_class_link:
-        return f"卡间 {link} 全互联{speed}"
-    if cards <= BRIDGE_CARDS:
-        return f"两张卡用 {link} 桥接{speed}"
-    return f"{link} 只能两两桥接，桥接对之间走 PCIe {gpu.pcie_gen}.0"
-
-
 def link_gbps_per_direction(gpu: Gpu, cards: int, memory: MemoryRules, speed: SpeedRules) -> float:
     """Bandwidth one card sends at during an all-reduce, GB/s (half the bidirectional NVLink figure)."""
     kind = link_kind(gpu, cards, memory)

@@ -84,6 +84,82 @@ class ReasonKind(StrEnum):
     denoise_distilled = "denoise_distilled"  # one pass a step (guidance-distilled model)
     minimum_months = "minimum_months"  # a monthly offer bills whole months
     minimum_days = "minimum_days"  # a daily offer bills whole days
+    # --- the memory and speed estimates' assumptions (engine.training_memory, inference_memory, speed);
+    # figures the old sentences wrote without thousands separators are passed as strings
+    # training memory: the recipe (base: a nested base_* reason) and what the job assumes
+    recipe_full = "recipe_full"  # full training: bytes per parameter (autocast_bytes: AMP's 16-bit copy)
+    recipe_adapter = "recipe_adapter"  # LoRA / QLoRA: the frozen base (nested) and the adapters' bytes
+    base_qlora = "base_qlora"  # QLoRA's 4-bit base, its wider embeddings and compute precision
+    base_mixed = "base_mixed"  # a LoRA base in fp32 under automatic mixed precision
+    base_frozen = "base_frozen"  # a LoRA base stored at the request's precision
+    optimizer_adamw = "optimizer_adamw"  # PyTorch AdamW (foreach step temporaries)
+    optimizer_adamw_8bit = "optimizer_adamw_8bit"  # bitsandbytes 8-bit AdamW
+    optimizer_sgd = "optimizer_sgd"  # SGD without momentum
+    optimizer_zero_fused = "optimizer_zero_fused"  # AdamW under DeepSpeed ZeRO (FusedAdam in place)
+    checkpointing_on = "checkpointing_on"  # gradient checkpointing: layer inputs kept, recomputed
+    checkpointing_off = "checkpointing_off"  # every layer's activations kept for backward
+    micro_batch = "micro_batch"  # the card's own micro-batch sizes the activations
+    zero_sharded = "zero_sharded"  # data parallel with ZeRO (states: a nested zero_states_*)
+    zero_none = "zero_none"  # data parallel without ZeRO: a whole copy per card
+    zero_states_1 = "zero_states_1"  # what ZeRO-1 shards
+    zero_states_2 = "zero_states_2"  # what ZeRO-2 shards
+    zero_states_3 = "zero_states_3"  # what ZeRO-3 shards
+    gradients_late = "gradients_late"  # no gradients yet at the start of backward
+    peak_phase = "peak_phase"  # which phase peaks (phase, other: nested phase_* reasons)
+    phase_forward_backward = "phase_forward_backward"  # forward / backward
+    phase_optimizer_step = "phase_optimizer_step"  # the optimizer step
+    transient_autocast = "transient_autocast"  # a training transient: AMP's 16-bit weight copies
+    transient_dequant = "transient_dequant"  # a 4-bit weight dequantized to 16 bits
+    transient_step = "transient_step"  # optimizer-step temporaries
+    transient_zero3_gather = "transient_zero3_gather"  # ZeRO-3 parameter gathers
+    transient_zero_reduce = "transient_zero_reduce"  # ZeRO 1-2 gradient reduce bucket
+    # inference memory: language models
+    weights_format = "weights_format"  # the weights' precision (embeddings16, experts: optional parts)
+    embeddings_16bit = "embeddings_16bit"  # embeddings and lm_head stay 16-bit
+    kv_cache = "kv_cache"  # the KV cache's precision and size (mla, window, linear: nested kv_*)
+    kv_mla = "kv_mla"  # multi-head latent attention caches a latent per token
+    kv_window = "kv_window"  # sliding-window layers cap their cache
+    kv_linear = "kv_linear"  # linear-attention layers keep a fixed state
+    parallelism = "parallelism"  # tensor parallel (pp: pipeline stages)
+    prefill_chunked = "prefill_chunked"  # the runtime prefills in chunks (logits: a nested logits_*)
+    prefill_whole = "prefill_whole"  # the whole batch prefilled at once
+    logits_runtime = "logits_runtime"  # the runtime's own logits (allocates: rules.yaml's words)
+    logits_all_tokens = "logits_all_tokens"  # logits kept for every prompt token
+    logits_last_token = "logits_last_token"  # logits of the last token only
+    # inference memory: image pipelines
+    diffusion = "diffusion"  # the pipeline's residency, images and passes (where, guidance, peak: nested)
+    offload_none = "offload_none"  # every component stays on the GPU
+    offload_model = "offload_model"  # diffusers model CPU offload
+    guidance_cfg = "guidance_cfg"  # classifier-free guidance's negative prompt
+    guidance_distilled = "guidance_distilled"  # a guidance-distilled model
+    phase_text_encoder = "phase_text_encoder"  # the text-encoding phase
+    phase_denoiser = "phase_denoiser"  # the denoising phase
+    phase_vae = "phase_vae"  # VAE decoding
+    vae_upcast = "vae_upcast"  # diffusers decodes this VAE in fp32 under fp16
+    component = "component"  # one pipeline component's line (role: a nested role_*)
+    role_denoiser = "role_denoiser"  # a UNet or transformer denoiser
+    role_text_encoder = "role_text_encoder"  # a text encoder
+    role_vae = "role_vae"  # the image decoder
+    # speed: training time and decode throughput (engine.speed)
+    train_flops_full = "train_flops_full"  # model FLOPs of full training (6 N per token)
+    train_flops_adapter = "train_flops_adapter"  # model FLOPs of LoRA / QLoRA (4 N per token)
+    mfu = "mfu"  # the card's peak and the platform's MFU (nested marks when unconfirmed)
+    peak_unconfirmed = "peak_unconfirmed"  # the datasheet does not confirm the peak
+    mfu_unconfirmed = "mfu_unconfirmed"  # no published run confirms the MFU
+    scaling = "scaling"  # the cards, their link (a nested link_* reason) and the scaling efficiency
+    goodput = "goodput"  # the share of rented time spent training
+    finetune = "finetune"  # fine-tuning's fixed costs per micro-batch (dequant, checkpointing: nested)
+    finetune_dequant = "finetune_dequant"  # QLoRA dequantizes the 4-bit base each pass
+    finetune_recompute = "finetune_recompute"  # gradient checkpointing recomputes the forward
+    finetune_no_recompute = "finetune_no_recompute"  # no recomputation
+    decode_bandwidth = "decode_bandwidth"  # a decode step reads the weights and KV cache once
+    decode_batch = "decode_batch"  # concurrency, context and what bounds the step (a nested bound_*)
+    bound_memory = "bound_memory"  # memory bandwidth (reading the weights)
+    bound_compute = "bound_compute"  # compute
+    bound_dequant = "bound_dequant"  # dequantization
+    bound_kv = "bound_kv"  # reading the KV cache
+    decode_dequant = "decode_dequant"  # a weight-only format dequantizes every step
+    decode_parallel = "decode_parallel"  # the cards' split (pp: pipeline stages) and link
 
 
 @dataclass(frozen=True)

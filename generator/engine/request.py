@@ -36,14 +36,12 @@ class PeakPhase(StrEnum):
 
 @dataclass(frozen=True)
 class Assumption:
-    """One assumption behind an estimate: a record the message table words (``message``), or, from
-    the modules not yet converted (speed, inference and training memory), a sentence ``text_zh``
-    shown as is. :func:`generator.pages.messages.assumption_text` says either."""
+    """One assumption behind an estimate: its key and value, and a record the message table words
+    (``message``; :func:`generator.pages.messages.assumption_text`)."""
 
     key: str
     value: str | float | int
-    text_zh: str = ""
-    message: Reason | None = None
+    message: Reason
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,5 +151,6 @@ class Estimate:
     assumptions: list[Assumption]
     peak_phase: PeakPhase
     #: (label, GiB) lines that explain parts of the breakdown: pipeline components of an image
-    #: model, transients of a training step. Shown under the breakdown table.
-    detail: tuple[tuple[str, float], ...] = ()
+    #: model, transients of a training step. Shown under the breakdown table; the label is a record
+    #: the message table words (generator.pages.messages.explain).
+    detail: tuple[tuple[Reason, float], ...] = ()

@@ -24,7 +24,8 @@ from generator.data.rules import LinkKind, MemoryRules, Rules, ServingRules, Spe
 from generator.engine import memory
 from generator.engine.arch import Arch
 from generator.engine.footprint import default_kv_precision, kv_bytes_per_sequence, parallel_layout, weight_bytes
-from generator.engine.links import allreduce_seconds, describe_link, link_gbps_per_direction, link_kind
+from generator.engine.links import allreduce_seconds, link_gbps_per_direction, link_kind, link_reason
+from generator.engine.reason import Param, Reason, ReasonKind
 from generator.engine.request import Assumption, Request
 from generator.engine.scaling import Cluster, cluster_scaling
 from generator.engine.training_memory import frozen_base_bytes
@@ -247,29 +248,27 @@ def training_hours(
     hours = steps / rules.training.goodput
     job_mfu = flops / (cards * peak * seconds) if seconds > 0 else plat.mfu * eff
     frozen = req.workload in (Workload.lora, Workload.qlora)
-    sure = "" if plat.confirmed else "（未经公开数据确认的保守假设）"
-    peak_mark = "（厂商数据表未确认）" if _tensor_unconfirmed(gpu) else ""
+    flops_kind = ReasonKind.train_flops_adapter if frozen else ReasonKind.train_flops_full
+    mfu: dict[str, Param] = {
+        "gpu": gpu.name,
+        "tflops": f"{gpu.tensor_tflops:g}",
+        "mfu": f"{plat.mfu:.0%}",
+        "basis": plat.basis,
+    }
+    if _tensor_unconfirmed(gpu):
+        mfu["peak_unconfirmed"] = Reason(ReasonKind.peak_unconfirmed)
+    if not plat.confirmed:
+        mfu["mfu_unconfirmed"] = Reason(ReasonKind.mfu_unconfirmed)
+    scaling: dict[str, Param] = {"cards": str(cards), "link": link_reason(gpu, cards), "efficiency": f"{eff:.0%}"}
     assumptions = [
-        Assumption(
-            "train_flops",
-            flops,
-            f"训练计算量按模型 FLOPs 计：每个 token 约 {'4' if frozen else '6'} 倍参数量（"
-            + ("LoRA 的底座只算激活梯度" if frozen else "前向 + 反向")
-            + f"）加注意力，共约 {flops:.3g} FLOPs；梯度检查点的重算不算模型 FLOPs，已含在实测 MFU 里。",
-        ),
-        Assumption(
-            "mfu",
-            plat.mfu,
-            f"{gpu.name} 稠密 16 位算力 {gpu.tensor_tflops:g} TFLOPS{peak_mark}，算力利用率（MFU）按 {plat.mfu:.0%} 计"
-            f"{sure}：{plat.basis}。不假设使用 FP8。",
-        ),
-        Assumption("scaling", eff, f"{cards} 张卡，{describe_link(gpu, cards)}，多卡扩展效率按 {eff:.0%} 计。"),
+        Assumption("train_flops", flops, message=Reason(flops_kind, {"flops": f"{flops:.3g}"})),
+        Assumption("mfu", plat.mfu, message=Reason(ReasonKind.mfu, mfu)),
+        Assumption("scaling", eff, message=Reason(ReasonKind.scaling, scaling)),
         *fine.assumptions,
         Assumption(
             "goodput",
             rules.training.goodput,
-            f"租用时间里约 {rules.training.goodput:.0%} 真正在训练，其余耗在故障重启和保存检查点上"
-            "（Meta 报告 Llama 3 405B 训练的有效训练时间在 90% 以上）。",
+            message=Reason(ReasonKind.goodput, {"goodput": f"{rules.training.goodput:.0%}"}),
         ),
     ]
     return TrainTime(
@@ -320,14 +319,17 @@ def finetune_costs(req: Request, gpu: Gpu, rules: Rules) -> FineTuneCosts:
         weights = max(0.0, req.arch.params - req.arch.embedding_params)
         dequant = passes * weights * ft.dequant_bytes_per_weight / (gpu.memory_bandwidth_gbps * GIGA)
     fixed = ft.micro_step_overhead_s + dequant
-    text = (
-        f"微调按 Hugging Face Trainer / PEFT 的实测计：每个微批次（{req.batch} × {req.context:,} token）另有约 "
-        f"{ft.micro_step_overhead_s:g} 秒的固定开销"
-        + (f"，QLoRA 每个微批次还要把 4 位底座权重反量化 {passes:g} 遍（约 {dequant:.2f} 秒）" if dequant else "")
-        + ("；开启梯度检查点，前向要重算一遍" if req.grad_checkpointing else "；不开梯度检查点，不重算前向")
-        + "（按 Qwen 公布的单卡 A100 微调速度表校准）。"
-    )
-    return FineTuneCosts(factor, fixed, [Assumption("finetune", fixed, text)])
+    costs: dict[str, Param] = {
+        "batch": str(req.batch),
+        "context": req.context,
+        "overhead_s": f"{ft.micro_step_overhead_s:g}",
+        "checkpointing": Reason(
+            ReasonKind.finetune_recompute if req.grad_checkpointing else ReasonKind.finetune_no_recompute
+        ),
+    }
+    if dequant:
+        costs["dequant"] = Reason(ReasonKind.finetune_dequant, {"passes": f"{passes:g}", "seconds": f"{dequant:.2f}"})
+    return FineTuneCosts(factor, fixed, [Assumption("finetune", fixed, message=Reason(ReasonKind.finetune, costs))])
 
 
 def _tensor_unconfirmed(gpu: Gpu) -> bool:
@@ -444,40 +446,45 @@ def decode_throughput(req: Request, gpu: Gpu, cards: int, all_rules: Rules) -> T
     rules, mem = all_rules.speed, all_rules.memory
     arch, prec = req.arch, req.precision
     step = decode_step(arch, prec, _kv_precision(req, mem), req.batch, req.context, gpu, cards, all_rules)
-    bound_zh = {"memory": "显存带宽（读权重）", "compute": "算力", "dequant": "反量化计算", "kv": "读 KV 缓存"}
+    bound = {
+        "memory": ReasonKind.bound_memory,
+        "compute": ReasonKind.bound_compute,
+        "dequant": ReasonKind.bound_dequant,
+        "kv": ReasonKind.bound_kv,
+    }[step.bound]
+    bandwidth: dict[str, Param] = {
+        "bandwidth_gbps": f"{gpu.memory_bandwidth_gbps:g}",
+        "efficiency": f"{rules.decode.bandwidth_efficiency:.0%}",
+        "overhead_ms": f"{rules.decode.step_overhead_ms:g}",
+    }
+    batch: dict[str, Param] = {"batch": str(req.batch), "context": str(req.context), "bound": Reason(bound)}
     assumptions = [
         Assumption(
             "decode_bandwidth",
             rules.decode.bandwidth_efficiency,
-            f"每生成一步要把权重和 KV 缓存读一遍；按显存带宽 {gpu.memory_bandwidth_gbps:g} GB/s 的 "
-            f"{rules.decode.bandwidth_efficiency:.0%} 计，另加每步约 {rules.decode.step_overhead_ms:g} ms 的调度和采样开销。",
+            message=Reason(ReasonKind.decode_bandwidth, bandwidth),
         ),
-        Assumption(
-            "decode_batch",
-            req.batch,
-            f"{req.batch} 路并发、每路上下文 {req.context} token；瓶颈是{bound_zh[step.bound]}。",
-        ),
+        Assumption("decode_batch", req.batch, message=Reason(ReasonKind.decode_batch, batch)),
     ]
     if prec in rules.decode.dequant_ops_per_weight:
         assumptions.append(
             Assumption(
                 "dequant",
                 rules.decode.dequant_ops_per_weight[prec],
-                f"{prec.value} 是只量化权重的格式：每一步都要在 CUDA 核心上把权重反量化回 16 位，"
-                f"FP32 算力少的卡（如 A100）受它限制，提速远小于权重缩小的倍数。",
+                message=Reason(ReasonKind.decode_dequant, {"precision": prec.value}),
             )
         )
     if cards > 1:
         tp, pp = parallel_layout(cards, mem)
-        assumptions.append(
-            Assumption(
-                "decode_parallel",
-                tp,
-                f"{cards} 张卡切分模型（张量并行 {tp} 路"
-                + (f"、流水线 {pp} 段" if pp > 1 else "")
-                + f"，{describe_link(gpu, cards)}）：每层两次 all-reduce，每步通信约 {step.comm * 1000:.1f} ms。",
-            )
-        )
+        split: dict[str, Param] = {
+            "cards": str(cards),
+            "tp": str(tp),
+            "link": link_reason(gpu, cards),
+            "comm_ms": f"{step.comm * 1000:.1f}",
+        }
+        if pp > 1:
+            split["pp"] = str(pp)
+        assumptions.append(Assumption("decode_parallel", tp, message=Reason(ReasonKind.decode_parallel, split)))
     return Throughput(
         tokens_per_s=req.batch / step.seconds,
         per_token_ms=step.seconds * 1000,

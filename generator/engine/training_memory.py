@@ -10,6 +10,7 @@ from generator.data.records import Optimizer, Precision, Workload
 from generator.data.rules import ActivationRegime, MemoryRules, TrainingRecipe
 from generator.engine.arch import Arch
 from generator.engine.footprint import MLP_MODULES, common_assumptions, finish, weight_bytes
+from generator.engine.reason import Param, Reason, ReasonKind
 from generator.engine.request import Assumption, Estimate, PeakPhase, Request
 from generator.engine.units import BITS_PER_BYTE, GIB
 
@@ -48,7 +49,7 @@ class _TrainStates:
     zero_buffers: float  # ZeRO-3 gathered params or ZeRO 1-2 reduce bucket (overhead)
     regime: ActivationRegime  # activation layout
     use_zero: bool
-    text_zh: str
+    recipe: Reason  # bytes per parameter, for the assumptions
 
 
 def _uses_zero(req: Request) -> bool:
@@ -88,12 +89,14 @@ def _states(req: Request, rules: MemoryRules) -> _TrainStates:
         # Autocast keeps a 16-bit copy of every Linear weight for backward (F.linear saves its
         # weight); the input embedding is not autocast (PyTorch autocast op lists).
         autocast = (p - arch.input_embedding_params) * recipe.autocast_copy
-        text = (
-            f"全参训练，{req.precision.value} 精度：每个参数权重 {recipe.weights:g} 字节、梯度 {recipe.gradients:g} 字节、"
-            f"优化器状态 {persistent:g} 字节"
-        )
+        full: dict[str, Param] = {
+            "precision": req.precision.value,
+            "weight_bytes": f"{recipe.weights:g}",
+            "grad_bytes": f"{recipe.gradients:g}",
+            "state_bytes": f"{persistent:g}",
+        }
         if recipe.autocast_copy:
-            text += f"，另有自动混合精度保存的 {recipe.autocast_copy:g} 字节半精度权重副本（计入临时缓冲）"
+            full["autocast_bytes"] = f"{recipe.autocast_copy:g}"
         return _TrainStates(
             weights=p * recipe.weights / _shard(req, 3),
             autocast=autocast,
@@ -104,7 +107,7 @@ def _states(req: Request, rules: MemoryRules) -> _TrainStates:
             zero_buffers=_zero_buffers(req, rules),
             regime=recipe.activations,
             use_zero=zero,
-            text_zh=text + "。",
+            recipe=Reason(ReasonKind.recipe_full, full),
         )
 
     # LoRA / QLoRA: frozen base, trainable fp32 adapters (PEFT).
@@ -113,20 +116,25 @@ def _states(req: Request, rules: MemoryRules) -> _TrainStates:
         base_format = tr.qlora_weight_format
         compute = req.precision.value if req.precision.value in ("bf16", "fp16") else tr.qlora_default_compute
         regime = tr.qlora_activations
-        text = (
-            f"QLoRA：底座线性层按 {base_format} 存储（约 {rules.bits_per_param[base_format]:g} 位/参数），"
-            f"词嵌入和输出层按 {tr.qlora_embedding_bits:g} 位（PEFT prepare_model_for_kbit_training 会升为 fp32），"
-            f"计算精度 {compute}"
+        base_reason = Reason(
+            ReasonKind.base_qlora,
+            {
+                "format": base_format.value,
+                "bits": f"{rules.bits_per_param[base_format]:g}",
+                "embedding_bits": f"{tr.qlora_embedding_bits:g}",
+                "compute": compute,
+            },
         )
     elif req.precision is Precision.mixed:
         base_format = Precision.fp32
         recipe = tr.recipes["mixed"]
         regime = recipe.activations
-        text = "LoRA：底座为 fp32 权重，在自动混合精度下训练"
+        base_reason = Reason(ReasonKind.base_mixed)
     else:
         base_format = req.precision
         regime = ActivationRegime.fp32 if base_format is Precision.fp32 else ActivationRegime.bf16
-        text = f"LoRA：冻结的底座按 {base_format} 存储（约 {rules.bits_per_param[base_format]:g} 位/参数）"
+        bits = f"{rules.bits_per_param[base_format]:g}"
+        base_reason = Reason(ReasonKind.base_frozen, {"format": base_format.value, "bits": bits})
     autocast = dequant = 0.0
     if req.precision is Precision.mixed and req.workload is Workload.lora:
         autocast = (arch.params - arch.input_embedding_params) * tr.recipes["mixed"].autocast_copy
@@ -136,9 +144,15 @@ def _states(req: Request, rules: MemoryRules) -> _TrainStates:
     adapters = lora_params(arch, req.lora_rank, rules)
     a_bytes = tr.lora_adapter_bits / BITS_PER_BYTE
     persistent, temp = _optimizer_bytes(req, rules, a_bytes, 0.0, zero)
-    text += (
-        f"；适配器 rank {req.lora_rank}，约 {adapters / 1e6:.1f}M 个参数，fp32 存储，"
-        f"每个适配器参数权重 {a_bytes:g} + 梯度 {a_bytes:g} + 优化器状态 {persistent:g} 字节；底座没有梯度和优化器状态。"
+    adapter_recipe = Reason(
+        ReasonKind.recipe_adapter,
+        {
+            "base": base_reason,
+            "rank": str(req.lora_rank),
+            "adapter_millions": f"{adapters / 1e6:.1f}",
+            "adapter_bytes": f"{a_bytes:g}",
+            "state_bytes": f"{persistent:g}",
+        },
     )
     return _TrainStates(
         weights=base / _shard(req, 3) + adapters * a_bytes,
@@ -150,7 +164,7 @@ def _states(req: Request, rules: MemoryRules) -> _TrainStates:
         zero_buffers=_zero_buffers(req, rules),
         regime=regime,
         use_zero=zero,
-        text_zh=text,
+        recipe=adapter_recipe,
     )
 
 
@@ -265,59 +279,54 @@ def training_estimate(req: Request, rules: MemoryRules) -> Estimate:
     peak_phase = PeakPhase.optimizer_step if peak == "optimizer_step" else PeakPhase.forward_backward
 
     assumptions = common_assumptions(req, rules)
-    assumptions.append(Assumption("recipe", req.precision.value, s.text_zh))
-    opt_text = {
-        Optimizer.adamw: "优化器为 PyTorch AdamW（默认 foreach 实现，step 时多占一份与状态同精度的临时显存）",
-        Optimizer.adamw_8bit: "优化器为 bitsandbytes 8 位 AdamW（每个参数 2 字节状态）",
-        Optimizer.sgd: "优化器为 SGD（无动量，不占状态显存）",
+    assumptions.append(Assumption("recipe", req.precision.value, message=s.recipe))
+    optimizer = {
+        Optimizer.adamw: ReasonKind.optimizer_adamw,
+        Optimizer.adamw_8bit: ReasonKind.optimizer_adamw_8bit,
+        Optimizer.sgd: ReasonKind.optimizer_sgd,
     }[req.optimizer]
     if s.use_zero and req.optimizer is Optimizer.adamw:
-        opt_text = "优化器为 AdamW；DeepSpeed ZeRO 用 FusedAdam 原地更新，step 时不另占临时显存"
-    assumptions.append(Assumption("optimizer", req.optimizer.value, opt_text + "。"))
-    if req.grad_checkpointing:
-        ck = "开启梯度检查点：每层只保存输入，反向时逐层重算（计算量约增加三分之一）。"
-    else:
-        ck = "不开启梯度检查点：每层的中间结果都保存到反向传播。"
-    assumptions.append(Assumption("grad_checkpointing", req.grad_checkpointing, ck))
-    assumptions.append(
-        Assumption(
-            "micro_batch",
-            req.tokens,
-            f"每张卡每步处理 {req.batch} 条 × {req.context} token；激活按这张卡自己的微批次计算，不随卡数分摊。",
-        )
-    )
+        optimizer = ReasonKind.optimizer_zero_fused
+    assumptions.append(Assumption("optimizer", req.optimizer.value, message=Reason(optimizer)))
+    checkpointing = ReasonKind.checkpointing_on if req.grad_checkpointing else ReasonKind.checkpointing_off
+    assumptions.append(Assumption("grad_checkpointing", req.grad_checkpointing, message=Reason(checkpointing)))
+    micro = Reason(ReasonKind.micro_batch, {"batch": str(req.batch), "context": str(req.context)})
+    assumptions.append(Assumption("micro_batch", req.tokens, message=micro))
     if req.gpus > 1:
         if s.use_zero:
-            what = {1: "优化器状态", 2: "优化器状态和梯度", 3: "优化器状态、梯度和权重"}[req.zero_stage]
-            zt = f"{req.gpus} 张卡数据并行，ZeRO-{req.zero_stage} 把{what}平均分到各卡（DeepSpeed 混合精度布局）。"
-        else:
-            zt = f"{req.gpus} 张卡数据并行但不用 ZeRO：每张卡都存一整份模型状态，多卡不省显存。"
-        assumptions.append(Assumption("zero_stage", req.zero_stage, zt))
-    if peak == "backward_start" and not s.use_zero and s.gradients > 0:
-        assumptions.append(
-            Assumption(
-                "gradients",
-                0,
-                "不用 ZeRO 时梯度在反向传播中才逐层分配（zero_grad(set_to_none=True)），峰值时刻还没有梯度，表中梯度为 0。",
+            states = Reason(
+                {1: ReasonKind.zero_states_1, 2: ReasonKind.zero_states_2, 3: ReasonKind.zero_states_3}[req.zero_stage]
             )
-        )
+            zero = Reason(
+                ReasonKind.zero_sharded, {"cards": str(req.gpus), "stage": str(req.zero_stage), "states": states}
+            )
+        else:
+            zero = Reason(ReasonKind.zero_none, {"cards": str(req.gpus)})
+        assumptions.append(Assumption("zero_stage", req.zero_stage, message=zero))
+    if peak == "backward_start" and not s.use_zero and s.gradients > 0:
+        assumptions.append(Assumption("gradients", 0, message=Reason(ReasonKind.gradients_late)))
     other = PeakPhase.optimizer_step if peak_phase is PeakPhase.forward_backward else PeakPhase.forward_backward
     other_total = max(v for k, v in totals.items() if (k == "optimizer_step") == (other is PeakPhase.optimizer_step))
-    phase_zh = {PeakPhase.forward_backward: "前向/反向传播", PeakPhase.optimizer_step: "优化器更新（step）"}
-    assumptions.append(
-        Assumption(
-            "peak_phase",
-            peak_phase.value,
-            f"峰值出现在{phase_zh[peak_phase]}阶段，约 {totals[peak]:.1f} GiB；"
-            f"{phase_zh[other]}阶段约 {other_total:.1f} GiB。表中分项是峰值时刻的占用。",
-        )
+    phase_kind = {
+        PeakPhase.forward_backward: ReasonKind.phase_forward_backward,
+        PeakPhase.optimizer_step: ReasonKind.phase_optimizer_step,
+    }
+    peak_reason = Reason(
+        ReasonKind.peak_phase,
+        {
+            "phase": Reason(phase_kind[peak_phase]),
+            "peak_gib": f"{totals[peak]:.1f}",
+            "other": Reason(phase_kind[other]),
+            "other_gib": f"{other_total:.1f}",
+        },
     )
+    assumptions.append(Assumption("peak_phase", peak_phase.value, message=peak_reason))
     breakdown = finished[peak]
     labels = {
-        "autocast": "自动混合精度保存的半精度权重副本",
-        "dequant": "4 位权重反量化成 16 位的临时副本",
-        "step": "优化器更新（step）时的临时张量",
-        "zero": "ZeRO-3 参数收集缓冲" if req.zero_stage >= 3 else "ZeRO 梯度归约缓冲",
+        "autocast": ReasonKind.transient_autocast,
+        "dequant": ReasonKind.transient_dequant,
+        "step": ReasonKind.transient_step,
+        "zero": ReasonKind.transient_zero3_gather if req.zero_stage >= 3 else ReasonKind.transient_zero_reduce,
     }
-    detail = tuple((labels[k], v / GIB) for k, v in transient_parts[peak].items() if v > 0)
+    detail = tuple((Reason(labels[k]), v / GIB) for k, v in transient_parts[peak].items() if v > 0)
     return Estimate(sum(breakdown.values()), breakdown, assumptions, peak_phase, detail)

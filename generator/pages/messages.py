@@ -122,6 +122,142 @@ REASON_ZH: dict[ReasonKind, str] = {
     ReasonKind.minimum_days: "按天计费，至少付满 {days} 天",
 }
 
+#: Chinese messages for the assumptions behind the memory and speed estimates (their own block of
+#: REASON_ZH: engine.training_memory, engine.inference_memory, engine.speed).
+ESTIMATE_ZH: dict[ReasonKind, str] = {
+    ReasonKind.recipe_full: (
+        "全参训练，{precision} 精度：每个参数权重 {weight_bytes} 字节、梯度 {grad_bytes} 字节、优化器状态 {state_bytes} 字节"
+        "[，另有自动混合精度保存的 {autocast_bytes} 字节半精度权重副本（计入临时缓冲）]。"
+    ),
+    ReasonKind.recipe_adapter: (
+        "{base}；适配器 rank {rank}，约 {adapter_millions}M 个参数，fp32 存储，"
+        "每个适配器参数权重 {adapter_bytes} + 梯度 {adapter_bytes} + 优化器状态 {state_bytes} 字节；底座没有梯度和优化器状态。"
+    ),
+    ReasonKind.base_qlora: (
+        "QLoRA：底座线性层按 {format} 存储（约 {bits} 位/参数），"
+        "词嵌入和输出层按 {embedding_bits} 位（PEFT prepare_model_for_kbit_training 会升为 fp32），计算精度 {compute}"
+    ),
+    ReasonKind.base_mixed: "LoRA：底座为 fp32 权重，在自动混合精度下训练",
+    ReasonKind.base_frozen: "LoRA：冻结的底座按 {format} 存储（约 {bits} 位/参数）",
+    ReasonKind.optimizer_adamw: "优化器为 PyTorch AdamW（默认 foreach 实现，step 时多占一份与状态同精度的临时显存）。",
+    ReasonKind.optimizer_adamw_8bit: "优化器为 bitsandbytes 8 位 AdamW（每个参数 2 字节状态）。",
+    ReasonKind.optimizer_sgd: "优化器为 SGD（无动量，不占状态显存）。",
+    ReasonKind.optimizer_zero_fused: "优化器为 AdamW；DeepSpeed ZeRO 用 FusedAdam 原地更新，step 时不另占临时显存。",
+    ReasonKind.checkpointing_on: "开启梯度检查点：每层只保存输入，反向时逐层重算（计算量约增加三分之一）。",
+    ReasonKind.checkpointing_off: "不开启梯度检查点：每层的中间结果都保存到反向传播。",
+    ReasonKind.micro_batch: (
+        "每张卡每步处理 {batch} 条 × {context} token；激活按这张卡自己的微批次计算，不随卡数分摊。"
+    ),
+    ReasonKind.zero_sharded: "{cards} 张卡数据并行，ZeRO-{stage} 把{states}平均分到各卡（DeepSpeed 混合精度布局）。",
+    ReasonKind.zero_none: "{cards} 张卡数据并行但不用 ZeRO：每张卡都存一整份模型状态，多卡不省显存。",
+    ReasonKind.zero_states_1: "优化器状态",
+    ReasonKind.zero_states_2: "优化器状态和梯度",
+    ReasonKind.zero_states_3: "优化器状态、梯度和权重",
+    ReasonKind.gradients_late: (
+        "不用 ZeRO 时梯度在反向传播中才逐层分配（zero_grad(set_to_none=True)），峰值时刻还没有梯度，表中梯度为 0。"
+    ),
+    ReasonKind.peak_phase: (
+        "峰值出现在{phase}阶段，约 {peak_gib} GiB；{other}阶段约 {other_gib} GiB。表中分项是峰值时刻的占用。"
+    ),
+    ReasonKind.phase_forward_backward: "前向/反向传播",
+    ReasonKind.phase_optimizer_step: "优化器更新（step）",
+    ReasonKind.transient_autocast: "自动混合精度保存的半精度权重副本",
+    ReasonKind.transient_dequant: "4 位权重反量化成 16 位的临时副本",
+    ReasonKind.transient_step: "优化器更新（step）时的临时张量",
+    ReasonKind.transient_zero3_gather: "ZeRO-3 参数收集缓冲",
+    ReasonKind.transient_zero_reduce: "ZeRO 梯度归约缓冲",
+    ReasonKind.weights_format: (
+        "权重按 {precision} 存储，约 {bits} 位/参数[{embeddings16}][；MoE 模型的全部 {experts} 个专家都要放进显存]。"
+    ),
+    ReasonKind.embeddings_16bit: "（词嵌入和输出层保持 16 位）",
+    ReasonKind.kv_cache: (
+        "KV 缓存按 {kv_precision} 存储，每个 token 每卡约 {kib} KiB，按 {batch} 路并发 × {context} token 上下文预留"
+        "[{mla}][{window}][{linear}]。"
+    ),
+    ReasonKind.kv_mla: (
+        "；多头潜在注意力（MLA）每层每个 token 只缓存 {kv_lora_rank} + {rope_dim} 个值"
+        "（vLLM / SGLang 的 MLA 布局，张量并行的每张卡各存一份）"
+    ),
+    ReasonKind.kv_window: (
+        "；{attention_layers} 个注意力层中 {window_layers} 个只看最近 {window} 个 token，KV 缓存按窗口封顶"
+    ),
+    ReasonKind.kv_linear: "；{linear_layers} 个线性注意力层不存 KV，每条序列各存固定大小的状态",
+    ReasonKind.parallelism: "{cards} 张卡按张量并行 {tp} 路[、流水线 {pp} 段]切分模型。",
+    ReasonKind.prefill_chunked: (
+        "预填充分块进行：{runtime} 每步最多处理 {chunk} 个 token（{setting}），"
+        "{batch} 条 × {context} token 分几步处理完，临时张量按一步中单层最大的计；{logits}。"
+    ),
+    ReasonKind.prefill_whole: ("预填充按 {batch} 条 × {context} token 一次处理，计入单层最大的临时张量；{logits}。"),
+    ReasonKind.logits_runtime: "{allocates}",
+    ReasonKind.logits_all_tokens: (
+        "按为每个提示 token 都保留 logits 的推理方式（如直接对整段提示做前向）计算，logits 单独占一大块"
+    ),
+    ReasonKind.logits_last_token: "预填充只为每条序列的最后一个 token 计算 logits",
+    ReasonKind.diffusion: (
+        "图像生成：{where}，权重按 {precision} 存储；每次生成 {images} 张 {resolution}×{resolution} 的图，"
+        "去噪网络每步对每张图计算 {passes} 次{guidance}。峰值阶段：{peak}。"
+    ),
+    ReasonKind.offload_none: "全部组件常驻显存",
+    ReasonKind.offload_model: (
+        "开启模型 CPU 卸载（diffusers enable_model_cpu_offload），同一时刻只有正在工作的组件在显存中"
+    ),
+    ReasonKind.guidance_cfg: "（含无分类器引导的负向提示）",
+    ReasonKind.guidance_distilled: "（引导蒸馏模型，无负向提示）",
+    ReasonKind.phase_text_encoder: "文本编码",
+    ReasonKind.phase_denoiser: "去噪",
+    ReasonKind.phase_vae: "VAE 解码",
+    ReasonKind.vae_upcast: (
+        "fp16 下 diffusers 会把这个 VAE 升为 fp32 再解码（防止溢出），解码时它的权重和中间结果按 fp32 计。"
+    ),
+    ReasonKind.component: "{name}（{role}，{params_b}B 参数）",
+    ReasonKind.role_denoiser: "去噪网络",
+    ReasonKind.role_text_encoder: "文本编码器",
+    ReasonKind.role_vae: "图像解码器",
+    ReasonKind.train_flops_full: (
+        "训练计算量按模型 FLOPs 计：每个 token 约 6 倍参数量（前向 + 反向）加注意力，共约 {flops} FLOPs；"
+        "梯度检查点的重算不算模型 FLOPs，已含在实测 MFU 里。"
+    ),
+    ReasonKind.train_flops_adapter: (
+        "训练计算量按模型 FLOPs 计：每个 token 约 4 倍参数量（LoRA 的底座只算激活梯度）加注意力，共约 {flops} FLOPs；"
+        "梯度检查点的重算不算模型 FLOPs，已含在实测 MFU 里。"
+    ),
+    ReasonKind.mfu: (
+        "{gpu} 稠密 16 位算力 {tflops} TFLOPS[{peak_unconfirmed}]，算力利用率（MFU）按 {mfu} 计[{mfu_unconfirmed}]："
+        "{basis}。不假设使用 FP8。"
+    ),
+    ReasonKind.peak_unconfirmed: "（厂商数据表未确认）",
+    ReasonKind.mfu_unconfirmed: "（未经公开数据确认的保守假设）",
+    ReasonKind.scaling: "{cards} 张卡，{link}，多卡扩展效率按 {efficiency} 计。",
+    ReasonKind.goodput: (
+        "租用时间里约 {goodput} 真正在训练，其余耗在故障重启和保存检查点上"
+        "（Meta 报告 Llama 3 405B 训练的有效训练时间在 90% 以上）。"
+    ),
+    ReasonKind.finetune: (
+        "微调按 Hugging Face Trainer / PEFT 的实测计：每个微批次（{batch} × {context} token）另有约 "
+        "{overhead_s} 秒的固定开销[{dequant}]{checkpointing}（按 Qwen 公布的单卡 A100 微调速度表校准）。"
+    ),
+    ReasonKind.finetune_dequant: "，QLoRA 每个微批次还要把 4 位底座权重反量化 {passes} 遍（约 {seconds} 秒）",
+    ReasonKind.finetune_recompute: "；开启梯度检查点，前向要重算一遍",
+    ReasonKind.finetune_no_recompute: "；不开梯度检查点，不重算前向",
+    ReasonKind.decode_bandwidth: (
+        "每生成一步要把权重和 KV 缓存读一遍；按显存带宽 {bandwidth_gbps} GB/s 的 {efficiency} 计，"
+        "另加每步约 {overhead_ms} ms 的调度和采样开销。"
+    ),
+    ReasonKind.decode_batch: "{batch} 路并发、每路上下文 {context} token；瓶颈是{bound}。",
+    ReasonKind.bound_memory: "显存带宽（读权重）",
+    ReasonKind.bound_compute: "算力",
+    ReasonKind.bound_dequant: "反量化计算",
+    ReasonKind.bound_kv: "读 KV 缓存",
+    ReasonKind.decode_dequant: (
+        "{precision} 是只量化权重的格式：每一步都要在 CUDA 核心上把权重反量化回 16 位，"
+        "FP32 算力少的卡（如 A100）受它限制，提速远小于权重缩小的倍数。"
+    ),
+    ReasonKind.decode_parallel: (
+        "{cards} 张卡切分模型（张量并行 {tp} 路[、流水线 {pp} 段]，{link}）：每层两次 all-reduce，每步通信约 {comm_ms} ms。"
+    ),
+}
+REASON_ZH.update(ESTIMATE_ZH)
+
 _FIELD = re.compile(r"\{(\w+)\}")
 _OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -169,8 +305,8 @@ def messages_json() -> dict[str, dict[str, str]]:
 
 
 def assumption_text(a: Assumption) -> str:
-    """An estimate's assumption in words: its record's message, else the sentence it carries."""
-    return explain(a.message) if a.message is not None else a.text_zh
+    """An estimate's assumption in words (its record's message)."""
+    return explain(a.message)
 
 
 def cards_label(o: Option) -> str:
