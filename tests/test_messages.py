@@ -206,8 +206,8 @@ def test_the_calculator_words_records_as_the_pages_do(bundled: Catalogue) -> Non
 
 # --------------------------------------------------------------------------- no sentences in the engine
 
-#: Engine modules that still build Chinese sentences (being changed elsewhere this session; shrink
-#: this list as each is converted). Python: module -> None (whole module) or its functions still allowed.
+#: Engine modules that still build Chinese sentences (shrink this list as each is converted; an entry
+#: whose module no longer has any fails). Python: module -> None (whole module) or its functions allowed.
 PY_LEFT: dict[str, tuple[str, ...] | None] = {}
 #: The calculator's form errors (JavaScript only: the command line's are argparse's).
 JS_LEFT = {"arch.js", "hfconfig.js", "workload.js"}
