@@ -24,7 +24,7 @@ from generator.data.validate import load_catalogue
 from generator.engine import cost as costs
 from generator.engine import plans
 from generator.engine.exclusion import ExclusionKind
-from generator.engine.recommend import Option, _fabric, for_scenario, links_cards, scenario_usage
+from generator.engine.recommend import Option, Recommendation, _fabric, for_scenario, links_cards, scenario_usage
 from generator.engine.sizing import Sizer
 from generator.results.model_pages import model_page
 
@@ -118,6 +118,9 @@ def _check_recommendation(  # type: ignore[no-untyped-def]
     cat: Catalogue, rec, workload: Workload, usage: costs.Usage, where: str, volume: float | None = None
 ) -> None:
     best_overall = math.inf
+    # Tentative options (unconfirmed format support or speed figures) rank after every confirmed one: the
+    # pick is the cheapest confirmed plan, and a tentative one only when no confirmed option is eligible.
+    sure = any(o.eligible and not o.tentative for o in rec.options)
     for o in rec.options:
         if o.plan is None or o.excluded:
             continue
@@ -126,7 +129,8 @@ def _check_recommendation(  # type: ignore[no-untyped-def]
         assert every, (where, o.gpu.id)
         cheapest = min(round(p.value(measure), 6) for p in every)
         assert round(o.plan.value(measure), 6) == cheapest, (where, o.gpu.id, o.plan.offer.id, cheapest)
-        best_overall = min(best_overall, cheapest)
+        if not (sure and o.tentative):
+            best_overall = min(best_overall, cheapest)
     if rec.pick is not None:
         measure = _measure_of(rec.pick, rec.training_job)
         assert rec.pick.plan is not None
