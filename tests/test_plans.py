@@ -218,6 +218,27 @@ def test_without_a_fabric_a_job_too_big_for_one_server_has_no_plan(tmp_path: Pat
                 assert o.plan.instances in (1, o.plan.replicas), (s.id, o.gpu.id)
 
 
+def test_a_need_within_one_server_without_a_multi_card_offer_is_not_a_missing_fabric(tmp_path: Path) -> None:
+    """Mini fixture: the RTX 4090 is sold one card at a time, and Llama-2-13B LoRA needs 2 cards (the
+    golden page's row). Two cards fit one server: what is missing is a 2-card instance, not a cluster
+    network. Beyond one server (16 cards) the reason stays the fabric."""
+    from generator.data.records import Workload as W
+    from generator.engine.recommend import Constraints, _no_plan_reason
+
+    cat = _catalogue(make_project(tmp_path))
+    page = model_page(cat, cat.models["llama-2-13b"], W.lora, Sizer(cat.rules))
+    row = page.rec.option_for("rtx-4090-24g")
+    assert row is not None and row.excluded is not None and row.cards == 2
+    assert row.excluded.kind is ExclusionKind.no_multi_card_offer
+    assert row.excluded.params == {"cards": 2, "largest": 1}
+    gpu, c = cat.gpus["rtx-4090-24g"], Constraints(usage=costs.Usage.from_rules(cat.rules))
+    whole = cat.rules.delivery.vm_whole_server_cards
+    at_whole = _no_plan_reason(plans.NoPlan.needs_fabric, gpu, whole, c, cat.rules, 1)
+    beyond = _no_plan_reason(plans.NoPlan.needs_fabric, gpu, whole + 8, c, cat.rules, 1)
+    assert at_whole.kind is ExclusionKind.no_multi_card_offer
+    assert beyond.kind is ExclusionKind.needs_fabric and beyond.params["nodes"] == 2
+
+
 def test_a_deadline_scales_out_and_is_met(tmp_path: Path) -> None:
     """Mini fixture with a fabric: a pre-training job with a tight deadline rents more nodes and ends in time."""
     cat = _catalogue(make_project(tmp_path))

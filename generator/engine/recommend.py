@@ -199,7 +199,7 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     if best is None:
         fewer = search.refusal in (plans.NoPlan.needs_fabric, plans.NoPlan.needs_link, None)
         opt.excluded = (fewer and thin_headroom(sizing, gpu, rules)) or _no_plan_reason(
-            search.refusal, gpu, cards, c, rules
+            search.refusal, gpu, cards, c, rules, max(o.cards for o in offers)
         )
         return opt
     _apply(opt, best, measure)
@@ -298,10 +298,16 @@ def _apply(opt: Option, plan: plans.Plan, measure: plans.Measure) -> None:
         opt.images_per_hour, opt.cost_per_kimage_cny = plan.images.images_per_hour, plan.images.cost_per_kimage_cny
 
 
-def _no_plan_reason(kind: plans.NoPlan | None, gpu: Gpu, cards: int, c: Constraints, rules: Rules) -> Exclusion:
-    """Why offers of this GPU exist but none gives a plan."""
+def _no_plan_reason(
+    kind: plans.NoPlan | None, gpu: Gpu, cards: int, c: Constraints, rules: Rules, largest: int
+) -> Exclusion:
+    """Why offers of this GPU exist but none gives a plan (``largest``: the most cards one of them rents).
+    A job or copy that fits one server but finds only smaller instances lacks a multi-card offer, not a
+    cluster fabric."""
     whole = rules.delivery.vm_whole_server_cards
     most = rules.decision.max_plan_cards  # a count: the message table writes its separators
+    if kind is plans.NoPlan.needs_fabric and cards <= whole:
+        return Exclusion(ExclusionKind.no_multi_card_offer, {"cards": cards, "largest": largest})
     if kind is plans.NoPlan.needs_fabric:
         return Exclusion(
             ExclusionKind.needs_fabric, {"cards": cards, "nodes": math.ceil(cards / whole), "whole": whole}

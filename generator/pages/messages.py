@@ -36,6 +36,10 @@ EXCLUSION_ZH: dict[ExclusionKind, str] = {
         "需要 {cards} 张卡，要 {nodes} 台 {whole} 卡服务器组成集群；数据中这张卡的报价平台"
         "都没有标明出售机间高速网络（InfiniBand/RoCE），单卡或容器实例拼不成一个集群"
     ),
+    ExclusionKind.no_multi_card_offer: (
+        "需要 {cards} 张卡装在同一台服务器上；数据中这张卡的报价每个实例最多 {largest} 张卡，"
+        "没有人出租 {cards} 卡的实例"
+    ),
     ExclusionKind.deadline: "即使用到 {max_cards} 张卡也无法在 {days} 天内完成",
     ExclusionKind.volume: "即使用到 {max_cards} 张卡，每月也出不了 {images} 张图",
     ExclusionKind.too_slow: (

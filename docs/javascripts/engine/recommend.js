@@ -85,7 +85,7 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
   const best = search.best;
   if (best === null) {
     const fewer = search.refusal === "needs_fabric" || search.refusal === "needs_link" || search.refusal === null;
-    opt.excluded = (fewer && thinHeadroom(sizing, gpu)) || noPlanReason(search.refusal, gpu, cards, c, rules);
+    opt.excluded = (fewer && thinHeadroom(sizing, gpu)) || noPlanReason(search.refusal, gpu, cards, c, rules, Math.max(...offers.map((o) => o.cards)));
     return opt;
   }
   applyPlan(opt, best, measure);
@@ -159,10 +159,11 @@ function applyPlan(opt, plan, measure) {
   }
 }
 
-/** _no_plan_reason */
-function noPlanReason(kind, gpu, cards, c, rules) {
+/** _no_plan_reason: `largest` is the most cards one of the GPU's offers rents. */
+function noPlanReason(kind, gpu, cards, c, rules, largest) {
   const whole = rules.delivery.vm_whole_server_cards;
   const most = rules.decision.max_plan_cards; // a count: the message table writes its separators
+  if (kind === "needs_fabric" && cards <= whole) return exclusion("no_multi_card_offer", { cards, largest });
   if (kind === "needs_fabric") return exclusion("needs_fabric", { cards, nodes: Math.ceil(cards / whole), whole });
   if (kind === "deadline" && c.deadline_hours !== null) {
     return exclusion("deadline", { max_cards: most, days: general(c.deadline_hours / 24) });
