@@ -136,6 +136,8 @@ def test_link_reason_says_what_describe_link_says(bundled: Catalogue) -> None:
     for gpu in bundled.gpus.values():
         for cards in (1, 2, 3, 4, 8, 16):
             assert explain(link_reason(gpu, cards)) == describe_link(gpu, cards), (gpu.id, cards)
+            for node in (None, 8):
+                assert explain(link_reason(gpu, cards, node)) == describe_link(gpu, cards, node), (gpu.id, cards)
 
 
 def test_records_are_plain_json_with_nested_records() -> None:

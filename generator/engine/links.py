@@ -33,9 +33,17 @@ def link_kind(gpu: Gpu, cards: int, rules: MemoryRules) -> LinkKind:
     return LinkKind.pcie
 
 
-def link_reason(gpu: Gpu, cards: int) -> Reason:
+def link_reason(gpu: Gpu, cards: int, node_cards: int | None = None) -> Reason:
     """The cards' connection, from the interconnect fields (never "only PCIe" for a card that has a
-    bridge), as a record the message table words (``link_*``)."""
+    bridge), as a record the message table words (``link_*``). With ``node_cards`` (the cards one server
+    holds) and more cards than that, the plan spans servers: the link inside each server, and the
+    provider's fabric between them (``link_multi_node``), never "all linked by NVLink"."""
+    if node_cards is not None and cards > node_cards:
+        nodes = -(-cards // node_cards)
+        return Reason(
+            ReasonKind.link_multi_node,
+            {"nodes": nodes, "node_cards": node_cards, "inner": link_reason(gpu, node_cards)},
+        )
     params: dict[str, Param] = {"pcie_gen": gpu.pcie_gen}
     if gpu.interconnect is not None:
         params["link"] = gpu.interconnect
@@ -52,9 +60,14 @@ def link_reason(gpu: Gpu, cards: int) -> Reason:
     return Reason(ReasonKind.link_bridged_pairs, params)
 
 
-def describe_link(gpu: Gpu, cards: int) -> str:
+def describe_link(gpu: Gpu, cards: int, node_cards: int | None = None) -> str:
     """The words of :func:`link_reason`, for :mod:`generator.engine.speed`'s assumption sentences
     until they are records too (``tests/test_messages.py`` checks both say the same)."""
+    if node_cards is not None and cards > node_cards:
+        nodes = -(-cards // node_cards)
+        inner = describe_link(gpu, node_cards)
+        gap = " " if inner[:1].isascii() else ""  # the message table spaces Latin after Chinese the same way
+        return f"{nodes} 台服务器、每台 {node_cards} 张卡：台内{gap}{inner}，台与台之间走机间网络（InfiniBand/RoCE）"
     link = gpu.interconnect
     speed = f"，每卡 {gpu.interconnect_gbps:g} GB/s" if gpu.interconnect_gbps else ""
     if cards <= 1:

@@ -184,7 +184,8 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         return opt
     if delivery is Delivery.bare_metal and not links_cards(gpu, min(cards, rules.delivery.vm_whole_server_cards)):
         # The delivery rule's premise: sharded multi-card training needs a scale-up link.
-        opt.excluded = Exclusion(ExclusionKind.no_scale_up_link, {"cards": cards, "link": link_reason(gpu, cards)})
+        link = link_reason(gpu, cards, rules.delivery.vm_whole_server_cards)
+        opt.excluded = Exclusion(ExclusionKind.no_scale_up_link, {"cards": cards, "link": link})
         return opt
     offers = [o for o in _accepted(cat, c) if o.gpu == gpu.id]
     if not offers:
@@ -322,7 +323,7 @@ def _no_plan_reason(
             ExclusionKind.too_slow,
             {"ttft_s": f"{floor.ttft_s:g}", "tokens_per_s": f"{floor.output_tokens_per_s:g}"},
         )
-    return Exclusion(ExclusionKind.no_whole_server, {"cards": cards, "link": link_reason(gpu, cards)})
+    return Exclusion(ExclusionKind.no_whole_server, {"cards": cards, "link": link_reason(gpu, cards, whole)})
 
 
 def _accepted(cat: Catalogue, c: Constraints) -> list[Offer]:

@@ -263,7 +263,11 @@ def training_hours(
             f"{gpu.name} 稠密 16 位算力 {gpu.tensor_tflops:g} TFLOPS{peak_mark}，算力利用率（MFU）按 {plat.mfu:.0%} 计"
             f"{sure}：{plat.basis}。不假设使用 FP8。",
         ),
-        Assumption("scaling", eff, f"{cards} 张卡，{describe_link(gpu, cards)}，多卡扩展效率按 {eff:.0%} 计。"),
+        Assumption(
+            "scaling",
+            eff,
+            f"{cards} 张卡，{describe_link(gpu, cards, (cluster or default_cluster(all_rules)).gpus_per_node)}，多卡扩展效率按 {eff:.0%} 计。",
+        ),
         *fine.assumptions,
         Assumption(
             "goodput",
@@ -475,7 +479,7 @@ def decode_throughput(req: Request, gpu: Gpu, cards: int, all_rules: Rules) -> T
                 tp,
                 f"{cards} 张卡切分模型（张量并行 {tp} 路"
                 + (f"、流水线 {pp} 段" if pp > 1 else "")
-                + f"，{describe_link(gpu, cards)}）：每层两次 all-reduce，每步通信约 {step.comm * 1000:.1f} ms。",
+                + f"，{describe_link(gpu, cards, mem.inference.max_tensor_parallel)}）：每层两次 all-reduce，每步通信约 {step.comm * 1000:.1f} ms。",
             )
         )
     return Throughput(

@@ -95,6 +95,9 @@ REASON_ZH: dict[ReasonKind, str] = {
     ReasonKind.link_all_to_all: "卡间 {link} 全互联[，每卡 {gbps} GB/s]",
     ReasonKind.link_bridged: "两张卡用 {link} 桥接[，每卡 {gbps} GB/s]",
     ReasonKind.link_bridged_pairs: "{link} 只能两两桥接，桥接对之间走 PCIe {pcie_gen}.0",
+    ReasonKind.link_multi_node: (
+        "{nodes} 台服务器、每台 {node_cards} 张卡：台内{inner}，台与台之间走机间网络（InfiniBand/RoCE）"
+    ),
     ReasonKind.format_below_cc: "{runtime} 的 {floors}，这张卡是 {cc}",
     ReasonKind.format_no_nvidia_kernel: "{runtime} 在 NVIDIA 卡上没有 {format} 的实现",
     ReasonKind.format_no_vendor_kernel: "{runtime} 在 {vendor} 的卡上没有 {format} 的实现",

@@ -67,7 +67,7 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
     return opt;
   }
   if (delivery === "bare_metal" && !linksCards(gpu, Math.min(cards, rules.delivery.vm_whole_server_cards))) {
-    opt.excluded = exclusion("no_scale_up_link", { cards, link: linkReason(gpu, cards) });
+    opt.excluded = exclusion("no_scale_up_link", { cards, link: linkReason(gpu, cards, rules.delivery.vm_whole_server_cards) });
     return opt;
   }
   const offers = accepted(cat, c).filter((o) => o.gpu === gpu.id);
@@ -175,7 +175,7 @@ function noPlanReason(kind, gpu, cards, c, rules, largest) {
     const floor = rules.decision.latency_floor;
     return exclusion("too_slow", { ttft_s: general(floor.ttft_s), tokens_per_s: general(floor.output_tokens_per_s) });
   }
-  return exclusion("no_whole_server", { cards, link: linkReason(gpu, cards) });
+  return exclusion("no_whole_server", { cards, link: linkReason(gpu, cards, whole) });
 }
 
 /** Option.idle_cards: rented cards that do no work. */
