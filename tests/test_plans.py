@@ -170,6 +170,62 @@ def test_bundled_model_page_pick_is_the_cheapest_plan(model: str, workload: Work
     )
 
 
+@pytest.mark.parametrize("model", ["gpt-oss-120b", "gpt-oss-20b"])
+def test_unconfirmed_support_is_listed_but_never_carries_the_answers(model: str) -> None:
+    """vLLM's gpt-oss recipe names Ada and the RTX 5090 as still being worked on ("actively working on
+    ensuring this model can work on ... Ada Lovelace, and RTX 5090"): those options stay listed, with the
+    note, but the pick, the cheapest per million tokens and the cheapest per delivery form are confirmed
+    options whenever one is eligible."""
+    page = model_page(BUNDLED, BUNDLED.models[model], Workload.inference, Sizer(BUNDLED.rules))
+    eligible = [o for o in page.rec.options if o.eligible]
+    ada = [o for o in eligible if o.gpu.compute_capability in (8.9, 12.0)]
+    assert ada and all(o.unconfirmed_support for o in ada)  # listed, marked
+    assert all(any("未经确认" in str(r.params.get("note", "")) for r in o.reasons) for o in ada)  # the note
+    assert not any(o.unconfirmed_support for o in eligible if o.gpu.compute_capability in (8.0, 9.0, 10.0))
+    pick = page.rec.pick
+    assert pick is not None and not pick.tentative
+    best = page.cheapest_per_token()
+    assert best is not None and not best.tentative
+    for delivery in Delivery:
+        confirmed = [o for o in eligible if o.delivery is delivery and o.monthly and not o.tentative]
+        chosen = page.cheapest(delivery)
+        if confirmed:
+            assert chosen is not None and not chosen.tentative, delivery
+
+
+def test_a_tentative_option_is_the_pick_only_when_nothing_is_confirmed() -> None:
+    """The ranking puts every tentative option after the confirmed ones (a control for the rule above:
+    with the confirmed options ruled out, the best tentative one is picked, not nothing)."""
+    page = model_page(BUNDLED, BUNDLED.models["gpt-oss-120b"], Workload.inference, Sizer(BUNDLED.rules))
+    ranked = [o for o in page.rec.options if o.eligible]
+    flags = [o.tentative for o in ranked]
+    assert flags == sorted(flags), [o.gpu.id for o in ranked]  # confirmed first, then tentative
+    only = [o for o in page.rec.options if o.tentative]
+    assert Recommendation(only, training_job=False).pick is only[0]
+
+
+@pytest.mark.parametrize(("model", "workload"), [("llama-3.1-70b", Workload.inference), ("qwen2.5-7b", Workload.lora)])
+def test_the_cheapest_card_answer_says_what_the_ranking_measures(model: str, workload: Workload) -> None:
+    """The FAQ's "用哪张卡最省钱" answer names the page's measure: serving ranks by yuan per million tokens at
+    the page's load (so it says the load and that figure, not "per month" alone); a training job by its rent."""
+    from generator.formats import cny
+    from generator.pages.plan import _cheapest_faq
+
+    page = model_page(BUNDLED, BUNDLED.models[model], workload, Sizer(BUNDLED.rules))
+    pick = page.rec.pick
+    assert pick is not None
+    [(question, answer)] = _cheapest_faq(page, page.model.name, "")
+    assert "最省钱" in question
+    if workload is Workload.inference:
+        assert pick.cost_per_mtok_at_batch_cny is not None
+        assert f"{page.request.batch} 路并发" in answer and "每百万 token 成本最低" in answer
+        assert f"{cny(pick.cost_per_mtok_at_batch_cny, 2)}/百万 token" in answer
+        assert f"按用 {pick.monthly.hours_used:,.0f} 小时" in answer  # type: ignore[union-attr]
+    else:
+        assert pick.job_cost_cny is not None and page.job_tokens_b is not None
+        assert f"完成参照任务（{page.job_tokens_b:g}B token）租金最低" in answer and cny(pick.job_cost_cny) in answer
+
+
 def test_one_job_one_price_on_the_scenario_and_the_model_page() -> None:
     """Scenario lora-7b and the Qwen2.5-7B LoRA model page size the same job: same rent per GPU."""
     s = BUNDLED.scenarios["lora-7b"]
