@@ -144,6 +144,12 @@ def test_link_reason_says_what_describe_link_said(bundled: Catalogue) -> None:
     speed = f"，每卡 {pcie.interconnect_gbps:g} GB/s" if pcie.interconnect_gbps else ""
     assert explain(link_reason(pcie, 2)) == f"两张卡用 {pcie.interconnect} 桥接{speed}"
     assert explain(link_reason(pcie, 4)) == (f"{pcie.interconnect} 只能两两桥接，桥接对之间走 PCIe {pcie.pcie_gen}.0")
+    # across servers (decision2): the fabric between them, not "全互联" for the whole plan (worked by hand)
+    assert explain(link_reason(h100, 24, 8)) == (
+        f"3 台服务器、每台 8 张卡：台内卡间 {h100.interconnect} 全互联，每卡 {h100.interconnect_gbps:g} GB/s，"
+        "台与台之间走机间网络（InfiniBand/RoCE）"
+    )
+    assert explain(link_reason(h100, 8, 8)) == explain(link_reason(h100, 8))
 
 
 def test_records_are_plain_json_with_nested_records() -> None:

@@ -24,7 +24,7 @@ from generator.data.validate import load_catalogue
 from generator.engine import cost as costs
 from generator.engine import plans
 from generator.engine.exclusion import ExclusionKind
-from generator.engine.recommend import Option, _fabric, for_scenario, links_cards, scenario_usage
+from generator.engine.recommend import Option, Recommendation, _fabric, for_scenario, links_cards, scenario_usage
 from generator.engine.sizing import Sizer
 from generator.results.model_pages import model_page
 
@@ -118,6 +118,9 @@ def _check_recommendation(  # type: ignore[no-untyped-def]
     cat: Catalogue, rec, workload: Workload, usage: costs.Usage, where: str, volume: float | None = None
 ) -> None:
     best_overall = math.inf
+    # Tentative options (unconfirmed format support or speed figures) rank after every confirmed one: the
+    # pick is the cheapest confirmed plan, and a tentative one only when no confirmed option is eligible.
+    sure = any(o.eligible and not o.tentative for o in rec.options)
     for o in rec.options:
         if o.plan is None or o.excluded:
             continue
@@ -126,7 +129,8 @@ def _check_recommendation(  # type: ignore[no-untyped-def]
         assert every, (where, o.gpu.id)
         cheapest = min(round(p.value(measure), 6) for p in every)
         assert round(o.plan.value(measure), 6) == cheapest, (where, o.gpu.id, o.plan.offer.id, cheapest)
-        best_overall = min(best_overall, cheapest)
+        if not (sure and o.tentative):
+            best_overall = min(best_overall, cheapest)
     if rec.pick is not None:
         measure = _measure_of(rec.pick, rec.training_job)
         assert rec.pick.plan is not None
@@ -164,6 +168,62 @@ def test_bundled_model_page_pick_is_the_cheapest_plan(model: str, workload: Work
     _check_recommendation(
         BUNDLED, page.rec, workload, costs.Usage.from_rules(BUNDLED.rules), f"{model}/{workload.value}"
     )
+
+
+@pytest.mark.parametrize("model", ["gpt-oss-120b", "gpt-oss-20b"])
+def test_unconfirmed_support_is_listed_but_never_carries_the_answers(model: str) -> None:
+    """vLLM's gpt-oss recipe names Ada and the RTX 5090 as still being worked on ("actively working on
+    ensuring this model can work on ... Ada Lovelace, and RTX 5090"): those options stay listed, with the
+    note, but the pick, the cheapest per million tokens and the cheapest per delivery form are confirmed
+    options whenever one is eligible."""
+    page = model_page(BUNDLED, BUNDLED.models[model], Workload.inference, Sizer(BUNDLED.rules))
+    eligible = [o for o in page.rec.options if o.eligible]
+    ada = [o for o in eligible if o.gpu.compute_capability in (8.9, 12.0)]
+    assert ada and all(o.unconfirmed_support for o in ada)  # listed, marked
+    assert all(any("未经确认" in str(r.params.get("note", "")) for r in o.reasons) for o in ada)  # the note
+    assert not any(o.unconfirmed_support for o in eligible if o.gpu.compute_capability in (8.0, 9.0, 10.0))
+    pick = page.rec.pick
+    assert pick is not None and not pick.tentative
+    best = page.cheapest_per_token()
+    assert best is not None and not best.tentative
+    for delivery in Delivery:
+        confirmed = [o for o in eligible if o.delivery is delivery and o.monthly and not o.tentative]
+        chosen = page.cheapest(delivery)
+        if confirmed:
+            assert chosen is not None and not chosen.tentative, delivery
+
+
+def test_a_tentative_option_is_the_pick_only_when_nothing_is_confirmed() -> None:
+    """The ranking puts every tentative option after the confirmed ones (a control for the rule above:
+    with the confirmed options ruled out, the best tentative one is picked, not nothing)."""
+    page = model_page(BUNDLED, BUNDLED.models["gpt-oss-120b"], Workload.inference, Sizer(BUNDLED.rules))
+    ranked = [o for o in page.rec.options if o.eligible]
+    flags = [o.tentative for o in ranked]
+    assert flags == sorted(flags), [o.gpu.id for o in ranked]  # confirmed first, then tentative
+    only = [o for o in page.rec.options if o.tentative]
+    assert Recommendation(only, training_job=False).pick is only[0]
+
+
+@pytest.mark.parametrize(("model", "workload"), [("llama-3.1-70b", Workload.inference), ("qwen2.5-7b", Workload.lora)])
+def test_the_cheapest_card_answer_says_what_the_ranking_measures(model: str, workload: Workload) -> None:
+    """The FAQ's "用哪张卡最省钱" answer names the page's measure: serving ranks by yuan per million tokens at
+    the page's load (so it says the load and that figure, not "per month" alone); a training job by its rent."""
+    from generator.formats import cny
+    from generator.pages.plan import _cheapest_faq
+
+    page = model_page(BUNDLED, BUNDLED.models[model], workload, Sizer(BUNDLED.rules))
+    pick = page.rec.pick
+    assert pick is not None
+    [(question, answer)] = _cheapest_faq(page, page.model.name, "")
+    assert "最省钱" in question
+    if workload is Workload.inference:
+        assert pick.cost_per_mtok_at_batch_cny is not None
+        assert f"{page.request.batch} 路并发" in answer and "每百万 token 成本最低" in answer
+        assert f"{cny(pick.cost_per_mtok_at_batch_cny, 2)}/百万 token" in answer
+        assert f"按用 {pick.monthly.hours_used:,.0f} 小时" in answer  # type: ignore[union-attr]
+    else:
+        assert pick.job_cost_cny is not None and page.job_tokens_b is not None
+        assert f"完成参照任务（{page.job_tokens_b:g}B token）租金最低" in answer and cny(pick.job_cost_cny) in answer
 
 
 def test_one_job_one_price_on_the_scenario_and_the_model_page() -> None:
@@ -212,6 +272,27 @@ def test_without_a_fabric_a_job_too_big_for_one_server_has_no_plan(tmp_path: Pat
         for o in for_scenario(cat, s).options:
             if o.plan is not None:
                 assert o.plan.instances in (1, o.plan.replicas), (s.id, o.gpu.id)
+
+
+def test_a_need_within_one_server_without_a_multi_card_offer_is_not_a_missing_fabric(tmp_path: Path) -> None:
+    """Mini fixture: the RTX 4090 is sold one card at a time, and Llama-2-13B LoRA needs 2 cards (the
+    golden page's row). Two cards fit one server: what is missing is a 2-card instance, not a cluster
+    network. Beyond one server (16 cards) the reason stays the fabric."""
+    from generator.data.records import Workload as W
+    from generator.engine.recommend import Constraints, _no_plan_reason
+
+    cat = _catalogue(make_project(tmp_path))
+    page = model_page(cat, cat.models["llama-2-13b"], W.lora, Sizer(cat.rules))
+    row = page.rec.option_for("rtx-4090-24g")
+    assert row is not None and row.excluded is not None and row.cards == 2
+    assert row.excluded.kind is ExclusionKind.no_multi_card_offer
+    assert row.excluded.params == {"cards": 2, "largest": 1}
+    gpu, c = cat.gpus["rtx-4090-24g"], Constraints(usage=costs.Usage.from_rules(cat.rules))
+    whole = cat.rules.delivery.vm_whole_server_cards
+    at_whole = _no_plan_reason(plans.NoPlan.needs_fabric, gpu, whole, c, cat.rules, 1)
+    beyond = _no_plan_reason(plans.NoPlan.needs_fabric, gpu, whole + 8, c, cat.rules, 1)
+    assert at_whole.kind is ExclusionKind.no_multi_card_offer
+    assert beyond.kind is ExclusionKind.needs_fabric and beyond.params["nodes"] == 2
 
 
 def test_a_deadline_scales_out_and_is_met(tmp_path: Path) -> None:

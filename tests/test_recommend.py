@@ -62,7 +62,11 @@ def test_eligible_and_fitting_options_always_rank_first(w: Workload, p: float, b
     assert fits == sorted(fits, reverse=True)
     if rec.pick is not None:
         assert rec.pick.eligible and rec.pick.monthly is not None
+        tentative = [o.tentative for o in rec.options if o.eligible]
+        assert tentative == sorted(tentative)  # confirmed options before tentative ones (unconfirmed figures)
         for o in rec.options[1:]:
+            if o.tentative and not rec.pick.tentative:
+                continue  # ranks after every confirmed option whatever its measure (README: the decision)
             if o.eligible and rec.training_job:
                 assert o.job_cost_cny >= rec.pick.job_cost_cny  # type: ignore[operator]
             if o.eligible:

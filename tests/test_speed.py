@@ -171,8 +171,8 @@ def test_link_kinds_and_scaling() -> None:
     assert scaling_efficiency(H100, 8, RULES)[0] == scaling_efficiency(H100, 64, RULES)[0] == 1.0
 
 
-def describe_link(gpu: Gpu, cards: int) -> str:
-    return explain(link_reason(gpu, cards))
+def describe_link(gpu: Gpu, cards: int, node_cards: int | None = None) -> str:
+    return explain(link_reason(gpu, cards, node_cards))
 
 
 def test_link_wording_follows_the_interconnect_fields() -> None:
@@ -183,6 +183,22 @@ def test_link_wording_follows_the_interconnect_fields() -> None:
     assert "只有 PCIe" in describe_link(RTX4090, 2)
     assert "两两桥接" in describe_link(A100_PCIE, 4) and "桥接" in describe_link(A100_PCIE, 2)
     assert "全互联" in describe_link(H100, 8)
+
+
+def test_a_plan_beyond_one_server_is_not_called_all_linked_by_nvlink() -> None:
+    """NVLink/NVSwitch join the GPUs of one server; 24 H100 are three 8-card servers joined by the
+    provider's fabric, and the training assumption says so (not "卡间 NVLink 全互联" for all 24)."""
+    assert describe_link(H100, 24, 8).startswith("3 台服务器、每台 8 张卡：台内卡间 NVLink")
+    assert "InfiniBand/RoCE" in describe_link(H100, 24, 8) and "InfiniBand" not in describe_link(H100, 8, 8)
+    req = Request.with_defaults(RULES.defaults, Workload.pretrain, LLAMA2_7B, Precision.bf16)
+    from generator.pages.messages import assumption_text  # the sentence, record or text (house conversion)
+
+    texts = [assumption_text(a) for a in training_hours(req, 1e9, H100, 24, RULES).assumptions]
+    scaling = next(t for t in texts if "扩展效率" in t)
+    assert "3 台服务器" in scaling and "台与台之间走机间网络" in scaling, scaling
+    eight = [assumption_text(a) for a in training_hours(req, 1e9, H100, 8, RULES).assumptions]
+    one = next(t for t in eight if "扩展效率" in t)
+    assert "台服务器" not in one and "全互联" in one
 
 
 def test_h100_finishes_big_pretraining_cheaper_than_a100() -> None:

@@ -112,11 +112,30 @@ def test_mxfp4_follows_vllms_gpt_oss_recipe() -> None:
     for gpu in ("rtx-4090-24g", "l40s", "rtx-5090-32g"):  # named as still being worked on
         v = verdict(gpu, "mxfp4")
         assert v.runs and v.note is not None and "未经确认" in v.note, gpu
+        assert not v.confirmed, gpu  # listed with the note, ranked after confirmed options
+    for gpu in ("h100-sxm-80g", "a100-sxm-80g", "b200-sxm-180g"):
+        assert verdict(gpu, "mxfp4").confirmed, gpu
     for gpu in ("v100-sxm2-32g", "t4-16g"):  # no MXFP4 kernel below Ampere; BF16 needs Ampere too
         v = verdict(gpu, "mxfp4")
         assert v.refusal is not None and explain(v.refusal).endswith("这张卡上没有可替代的精度"), gpu
     ascend = verdict("ascend-910b", "mxfp4")  # no source for MXFP4 on Ascend: the BF16 build instead
     assert ascend.refusal is not None and explain(ascend.refusal).endswith("改用 BF16")
+
+
+def test_an_unconfirmed_kernel_needs_its_note_and_an_uncovered_vendor_is_unconfirmed() -> None:
+    from generator.data.rules import SupportKernel
+
+    url = "https://example.org/"
+    with pytest.raises(ValidationError, match="confirmed: false needs a note"):
+        SupportKernel.model_validate({"kernel": "K", "min_cc": 8.9, "confirmed": False, "source": url})
+    assert SupportKernel.model_validate({"kernel": "K", "min_cc": 8.9, "source": url}).confirmed  # the default
+    uncovered = [
+        g for g in CAT.gpus.values() if g.vendor is not Vendor.nvidia and g.vendor.value not in ("AMD", "Huawei")
+    ]
+    assert uncovered  # Biren
+    for g in uncovered:  # a vendor vLLM's sources do not cover: kept, with the runtime's note, unconfirmed
+        v = support.check(g, Precision.fp16, "vllm", SUPPORT)
+        assert v.runs and not v.confirmed and v.note is not None, g.id
 
 
 def test_int8_needs_turing_in_vllm_and_bitsandbytes() -> None:

@@ -85,7 +85,19 @@ class SupportKernel(_Section):
     note: str | None = Field(
         default=None, min_length=1, max_length=200, description="Said next to an option that runs this way."
     )
+    confirmed: bool = Field(
+        default=True,
+        description="false: the source does not confirm the format runs this way (it names the cards as still "
+        "being worked on); such an option stays listed with its note but ranks after confirmed ones and is "
+        "not the pick while a confirmed option exists. Needs a note saying so.",
+    )
     source: HttpUrl = Field(description="The runtime's documentation or source code that says so.")
+
+    @model_validator(mode="after")
+    def _unconfirmed_has_note(self) -> SupportKernel:
+        if not self.confirmed and self.note is None:
+            raise ValueError("a kernel with confirmed: false needs a note saying what is not confirmed")
+        return self
 
 
 class RuntimeSupport(_Section):

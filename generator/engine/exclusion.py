@@ -33,6 +33,7 @@ class ExclusionKind(StrEnum):
     no_whole_server_offer = "no_whole_server_offer"  # no bare-metal or whole-server VM offer
     no_container_offer = "no_container_offer"  # no container or VM offer
     needs_fabric = "needs_fabric"  # a cluster is needed and no provider sells an inter-node fabric
+    no_multi_card_offer = "no_multi_card_offer"  # fits one server, but no offer rents that many cards of it at once
     deadline = "deadline"  # no plan up to max_plan_cards finishes within the deadline
     volume = "volume"  # no plan up to max_plan_cards makes the monthly image volume
     too_slow = "too_slow"  # below the serving latency floor

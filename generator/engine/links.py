@@ -33,9 +33,17 @@ def link_kind(gpu: Gpu, cards: int, rules: MemoryRules) -> LinkKind:
     return LinkKind.pcie
 
 
-def link_reason(gpu: Gpu, cards: int) -> Reason:
+def link_reason(gpu: Gpu, cards: int, node_cards: int | None = None) -> Reason:
     """The cards' connection, from the interconnect fields (never "only PCIe" for a card that has a
-    bridge), as a record the message table words (``link_*``)."""
+    bridge), as a record the message table words (``link_*``). With ``node_cards`` (the cards one server
+    holds) and more cards than that, the plan spans servers: the link inside each server, and the
+    provider's fabric between them (``link_multi_node``), never "all linked by NVLink"."""
+    if node_cards is not None and cards > node_cards:
+        nodes = -(-cards // node_cards)
+        return Reason(
+            ReasonKind.link_multi_node,
+            {"nodes": nodes, "node_cards": node_cards, "inner": link_reason(gpu, node_cards)},
+        )
     params: dict[str, Param] = {"pcie_gen": gpu.pcie_gen}
     if gpu.interconnect is not None:
         params["link"] = gpu.interconnect

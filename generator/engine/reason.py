@@ -60,6 +60,7 @@ class ReasonKind(StrEnum):
     link_all_to_all = "link_all_to_all"  # SXM/OAM: every card of the server linked (gbps: per card)
     link_bridged = "link_bridged"  # two PCIe cards on a bridge
     link_bridged_pairs = "link_bridged_pairs"  # bridged pairs that talk over PCIe
+    link_multi_node = "link_multi_node"  # several servers: the link inside each (inner), a fabric between them
     # why a format does not run (engine.support.refusal, nested in an unsupported_format exclusion)
     format_below_cc = "format_below_cc"  # the kernels' compute-capability floors, above the card's
     format_no_nvidia_kernel = "format_no_nvidia_kernel"  # the runtime has no kernel for NVIDIA cards

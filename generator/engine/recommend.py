@@ -90,6 +90,10 @@ class Option:
     plan: plans.Plan | None = None  # the chosen plan (offer, instances, what it does)
     faster: plans.Plan | None = None  # a plan about as dear that finishes at least twice as fast
     measure_value: float | None = None  # the plan's worth by the workload's measure (lower is better)
+    #: no source confirms the plan's format runs on this card (support.Verdict.confirmed; the note says why)
+    unconfirmed_support: bool = False
+    #: serving and images: the measure rests on a speed figure no datasheet confirms (speed_unconfirmed, "†")
+    unconfirmed_speed: bool = False
 
     @property
     def load(self) -> plans.Load | None:
@@ -101,6 +105,12 @@ class Option:
         return self.excluded is None
 
     @property
+    def tentative(self) -> bool:
+        """The option's measure rests on something no source confirms (format support or a speed figure): it
+        stays listed but ranks after every confirmed option, so it is the pick only when nothing else is."""
+        return self.unconfirmed_support or self.unconfirmed_speed
+
+    @property
     def idle_cards(self) -> int:
         """Rented cards that do no work."""
         if self.cards_billed is None or self.cards_used is None:
@@ -108,14 +118,15 @@ class Option:
         return max(0, self.cards_billed - self.cards_used)
 
     def sort_key(self, training_job: bool) -> tuple[float, ...]:
-        """Eligible first; then the workload's measure (job rent, cost per million tokens at the load,
-        else the monthly total); then the monthly total; then fewer cards. ``training_job`` is kept
-        for callers; the measure is the option's own."""
+        """Eligible first, confirmed before tentative; then the workload's measure (job rent, cost per
+        million tokens at the load, else the monthly total); then the monthly total; then fewer cards.
+        ``training_job`` is kept for callers; the measure is the option's own."""
         del training_job
         rank_fit = 0 if self.cards is not None else 1
         primary = self.measure_value
         return (
             0 if self.eligible else 1,
+            1 if self.tentative else 0,
             rank_fit,
             round(primary, 6) if primary is not None else float("inf"),
             round(self.monthly.total, 6) if self.monthly else float("inf"),
@@ -167,12 +178,14 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         return opt
     # The plan's number format must run on the card (rules.yaml support; BF16 on Volta/Turing, FP8
     # below Ada, Marlin kernels below Ampere ...): else the reason and the nearest format that runs.
-    if (refusal := support.check_request(gpu, sizing.request, rules).refusal) is not None:
-        opt.excluded = refusal
+    verdict = support.check_request(gpu, sizing.request, rules)
+    if verdict.refusal is not None:
+        opt.excluded = verdict.refusal
         return opt
     if delivery is Delivery.bare_metal and not links_cards(gpu, min(cards, rules.delivery.vm_whole_server_cards)):
         # The delivery rule's premise: sharded multi-card training needs a scale-up link.
-        opt.excluded = Exclusion(ExclusionKind.no_scale_up_link, {"cards": cards, "link": link_reason(gpu, cards)})
+        link = link_reason(gpu, cards, rules.delivery.vm_whole_server_cards)
+        opt.excluded = Exclusion(ExclusionKind.no_scale_up_link, {"cards": cards, "link": link})
         return opt
     offers = [o for o in _accepted(cat, c) if o.gpu == gpu.id]
     if not offers:
@@ -187,10 +200,14 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     if best is None:
         fewer = search.refusal in (plans.NoPlan.needs_fabric, plans.NoPlan.needs_link, None)
         opt.excluded = (fewer and thin_headroom(sizing, gpu, rules)) or _no_plan_reason(
-            search.refusal, gpu, cards, c, rules
+            search.refusal, gpu, cards, c, rules, max(o.cards for o in offers)
         )
         return opt
     _apply(opt, best, measure)
+    opt.unconfirmed_support = not verdict.confirmed
+    opt.unconfirmed_speed = measure in (plans.Measure.cost_per_mtok, plans.Measure.cost_per_kimage) and (
+        speed_unconfirmed(gpu)
+    )
     if measure is plans.Measure.job_rent:
         opt.faster = plans.faster_plan(search, rules.decision.faster_note_tolerance)
     opt.runner_ups = [
@@ -225,6 +242,14 @@ def thin_headroom(sizing: Sizing, gpu: Gpu, rules: Rules) -> Exclusion | None:
             "share": f"{sizing.headroom_gib / gpu.memory_gb:.0%}",
         },
     )
+
+
+def speed_unconfirmed(gpu: Gpu) -> bool:
+    """The card's serving or image speed rests on a bandwidth or 16-bit tensor figure no datasheet confirms
+    (the pages mark it †)."""
+    names = gpu.unconfirmed_names
+    tensor = "bf16_tflops_dense" if gpu.bf16_tflops_dense else "fp16_tflops_dense"
+    return "memory_bandwidth_gbps" in names or tensor in names
 
 
 def data_parallel_ok(workload: Workload, cards: int | None) -> bool:
@@ -274,10 +299,16 @@ def _apply(opt: Option, plan: plans.Plan, measure: plans.Measure) -> None:
         opt.images_per_hour, opt.cost_per_kimage_cny = plan.images.images_per_hour, plan.images.cost_per_kimage_cny
 
 
-def _no_plan_reason(kind: plans.NoPlan | None, gpu: Gpu, cards: int, c: Constraints, rules: Rules) -> Exclusion:
-    """Why offers of this GPU exist but none gives a plan."""
+def _no_plan_reason(
+    kind: plans.NoPlan | None, gpu: Gpu, cards: int, c: Constraints, rules: Rules, largest: int
+) -> Exclusion:
+    """Why offers of this GPU exist but none gives a plan (``largest``: the most cards one of them rents).
+    A job or copy that fits one server but finds only smaller instances lacks a multi-card offer, not a
+    cluster fabric."""
     whole = rules.delivery.vm_whole_server_cards
     most = rules.decision.max_plan_cards  # a count: the message table writes its separators
+    if kind is plans.NoPlan.needs_fabric and cards <= whole:
+        return Exclusion(ExclusionKind.no_multi_card_offer, {"cards": cards, "largest": largest})
     if kind is plans.NoPlan.needs_fabric:
         return Exclusion(
             ExclusionKind.needs_fabric, {"cards": cards, "nodes": math.ceil(cards / whole), "whole": whole}
@@ -292,7 +323,7 @@ def _no_plan_reason(kind: plans.NoPlan | None, gpu: Gpu, cards: int, c: Constrai
             ExclusionKind.too_slow,
             {"ttft_s": f"{floor.ttft_s:g}", "tokens_per_s": f"{floor.output_tokens_per_s:g}"},
         )
-    return Exclusion(ExclusionKind.no_whole_server, {"cards": cards, "link": link_reason(gpu, cards)})
+    return Exclusion(ExclusionKind.no_whole_server, {"cards": cards, "link": link_reason(gpu, cards, whole)})
 
 
 def _accepted(cat: Catalogue, c: Constraints) -> list[Offer]:

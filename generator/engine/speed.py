@@ -259,7 +259,12 @@ def training_hours(
         mfu["peak_unconfirmed"] = Reason(ReasonKind.peak_unconfirmed)
     if not plat.confirmed:
         mfu["mfu_unconfirmed"] = Reason(ReasonKind.mfu_unconfirmed)
-    scaling: dict[str, Param] = {"cards": str(cards), "link": link_reason(gpu, cards), "efficiency": f"{eff:.0%}"}
+    node_cards = (cluster or default_cluster(all_rules)).gpus_per_node
+    scaling: dict[str, Param] = {
+        "cards": str(cards),
+        "link": link_reason(gpu, cards, node_cards),
+        "efficiency": f"{eff:.0%}",
+    }
     assumptions = [
         Assumption("train_flops", flops, message=Reason(flops_kind, {"flops": f"{flops:.3g}"})),
         Assumption("mfu", plat.mfu, message=Reason(ReasonKind.mfu, mfu)),
@@ -479,7 +484,7 @@ def decode_throughput(req: Request, gpu: Gpu, cards: int, all_rules: Rules) -> T
         split: dict[str, Param] = {
             "cards": str(cards),
             "tp": str(tp),
-            "link": link_reason(gpu, cards),
+            "link": link_reason(gpu, cards, mem.inference.max_tensor_parallel),
             "comm_ms": f"{step.comm * 1000:.1f}",
         }
         if pp > 1:

@@ -5,7 +5,9 @@ Hugging Face for training and image models) runs a format through one of several
 capability 8.9 and newer, as weight-only Marlin on 8.0; INT4 as AWQ/GPTQ Marlin on 8.0, as the
 older GPTQ kernel down to 7.0. NVIDIA cards are matched by ``compute_capability``; other vendors
 by name (a kernel lists the vendors a source says it runs on). The first kernel that runs is the
-plan's; its note, if any, is said next to the option. A format no kernel runs rules the card out
+plan's; its note, if any, is said next to the option; a kernel marked ``confirmed: false`` (a source names the
+cards as still being worked on) and a vendor no source covers give an *unconfirmed* verdict: the
+option stays listed with the note but ranks after every confirmed one. A format no kernel runs rules the card out
 with the reason and the nearest formats that do run on it (an ``unsupported_format`` exclusion:
 "V100 不支持 FP8 …；改用 FP16" in the message table).
 
@@ -31,6 +33,9 @@ class Verdict:
     kernel: str | None  # the kernel the plan uses; None when none runs or the format is not checked
     note: str | None = None  # said next to an eligible option (a slower fallback, an unconfirmed vendor)
     refusal: Exclusion | None = None  # why the card is ruled out, with the nearest formats that run
+    #: False: no source confirms the format runs this way on this card (a kernel marked ``confirmed: false``,
+    #: a vendor the runtime's sources do not cover): the option ranks after confirmed ones (recommend)
+    confirmed: bool = True
 
     @property
     def runs(self) -> bool:
@@ -64,10 +69,10 @@ def check(gpu: Gpu, precision: Precision, runtime: str, support: SupportRules) -
     if precision not in rt.formats:
         return Verdict(kernel=None)  # the table says nothing about this format here: not checked
     if gpu.vendor is not Vendor.nvidia and gpu.vendor not in rt.vendors:
-        return Verdict(kernel=None, note=rt.unconfirmed)
+        return Verdict(kernel=None, note=rt.unconfirmed, confirmed=False)
     kernel = first_kernel(rt, precision, gpu)
     if kernel is not None:
-        return Verdict(kernel=kernel.kernel, note=kernel.note)
+        return Verdict(kernel=kernel.kernel, note=kernel.note, confirmed=kernel.confirmed)
     return Verdict(kernel=None, refusal=refusal(gpu, precision, rt, support))
 
 

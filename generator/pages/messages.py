@@ -36,6 +36,10 @@ EXCLUSION_ZH: dict[ExclusionKind, str] = {
         "需要 {cards} 张卡，要 {nodes} 台 {whole} 卡服务器组成集群；数据中这张卡的报价平台"
         "都没有标明出售机间高速网络（InfiniBand/RoCE），单卡或容器实例拼不成一个集群"
     ),
+    ExclusionKind.no_multi_card_offer: (
+        "需要 {cards} 张卡装在同一台服务器上；数据中这张卡的报价每个实例最多 {largest} 张卡，"
+        "没有人出租 {cards} 卡的实例"
+    ),
     ExclusionKind.deadline: "即使用到 {max_cards} 张卡也无法在 {days} 天内完成",
     ExclusionKind.volume: "即使用到 {max_cards} 张卡，每月也出不了 {images} 张图",
     ExclusionKind.too_slow: (
@@ -91,6 +95,9 @@ REASON_ZH: dict[ReasonKind, str] = {
     ReasonKind.link_all_to_all: "卡间 {link} 全互联[，每卡 {gbps} GB/s]",
     ReasonKind.link_bridged: "两张卡用 {link} 桥接[，每卡 {gbps} GB/s]",
     ReasonKind.link_bridged_pairs: "{link} 只能两两桥接，桥接对之间走 PCIe {pcie_gen}.0",
+    ReasonKind.link_multi_node: (
+        "{nodes} 台服务器、每台 {node_cards} 张卡：台内{inner}，台与台之间走机间网络（InfiniBand/RoCE）"
+    ),
     ReasonKind.format_below_cc: "{runtime} 的 {floors}，这张卡是 {cc}",
     ReasonKind.format_no_nvidia_kernel: "{runtime} 在 NVIDIA 卡上没有 {format} 的实现",
     ReasonKind.format_no_vendor_kernel: "{runtime} 在 {vendor} 的卡上没有 {format} 的实现",

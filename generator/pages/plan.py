@@ -760,21 +760,34 @@ def _token_cost_faq(mp: model_pages.ModelPage, stack: str) -> list[tuple[str, st
 
 
 def _cheapest_faq(mp: model_pages.ModelPage, name: str, kind: str) -> list[tuple[str, str]]:
-    out = []
+    """Which card the page picks, worded by what the ranking measures (the load, the job, the images)."""
     pick = mp.rec.pick
-    if pick is not None and pick.monthly is not None:
-        cost = (
-            f"完成参照任务租金约 {cny(pick.job_cost_cny)}"
-            if pick.job_cost_cny is not None
-            else f"每月约 {cny(pick.monthly.total)}"
+    if pick is None or pick.monthly is None:
+        return []
+    month = f"每月约 {cny(pick.monthly.total)}（按用 {pick.monthly.hours_used:,.0f} 小时）"
+    plan = f"{pick.gpu.name} × {pick.cards_billed or pick.cards}（{DELIVERY_NAMES[pick.delivery.value]}）"  # as rented
+    if pick.job_cost_cny is not None and mp.job_tokens_b is not None:
+        hours = f"，约 {pick.job_hours:,.0f} 小时完成" if pick.job_hours is not None else ""
+        answer = (
+            f"按当前报价，完成参照任务（{mp.job_tokens_b:g}B token）租金最低的是 {plan}："
+            f"租金约 {cny(pick.job_cost_cny)}{hours}。"
         )
-        out.append(
-            (
-                f"{name} {kind}用哪张卡最省钱？",
-                f"按当前报价，{pick.gpu.name} × {pick.cards}（{DELIVERY_NAMES[pick.delivery.value]}），{cost}。",
-            )
+    elif pick.cost_per_mtok_at_batch_cny is not None:
+        answer = (
+            f"按当前报价，以本页的 {mp.request.batch} 路并发（每个请求提示 {mp.prompt_tokens:,} + 输出 "
+            f"{mp.output_tokens:,} token）计，每百万 token 成本最低的是 {plan}：约 "
+            f"{cny(pick.cost_per_mtok_at_batch_cny, 2)}/百万 token（只计 GPU 租金），{month}。"
         )
-    return out
+    elif pick.cost_per_kimage_cny is not None:
+        answer = (
+            f"按当前报价，每千张图成本最低的是 {plan}：约 {cny(pick.cost_per_kimage_cny, 2)}/千张"
+            f"（只计 GPU 租金），{month}。"
+        )
+    else:
+        answer = f"按当前报价，月成本最低的是 {plan}，{month}。"
+    if pick.tentative:
+        answer += "数据中没有已确认的方案，这个方案的速度或能否运行未经确认。"
+    return [(f"{name} {kind}用哪张卡最省钱？", answer)]
 
 
 def _pitfall_items(cat: Catalogue, scenarios: dict[str, ScenarioResult]) -> list[ctx.PitfallItem]:

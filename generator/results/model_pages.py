@@ -12,6 +12,7 @@ from functools import partial
 
 from generator.data.catalogue import Catalogue
 from generator.data.records import Delivery, DeploymentPlan, Gpu, ModelKind, Offload, OpenModel, Precision, Workload
+from generator.engine import recommend as recommend_module
 from generator.engine import support
 from generator.engine.cost import Usage
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
@@ -56,9 +57,9 @@ class ModelPage:
 
     def cheapest_per_token(self) -> Option | None:
         """The eligible option with the lowest cost per million tokens at the concurrency memory allows;
-        options whose speed rests on unconfirmed figures only when no other is priced."""
+        tentative options (unconfirmed speed figures or format support) only when no other is priced."""
         priced = [o for o in self.rec.options if o.eligible and o.cost_per_mtok_cny is not None]
-        sure = [o for o in priced if not speed_unconfirmed(o)] or priced
+        sure = [o for o in priced if not o.tentative] or priced
         return min(sure, key=lambda o: (o.cost_per_mtok_cny or 0.0, o.gpu.id), default=None)
 
     def fitting_gpus(self, estimate: Estimate) -> list[Option]:
@@ -70,11 +71,12 @@ class ModelPage:
         return f"{self.model.id}-{self.workload.value}"
 
     def cheapest(self, delivery: Delivery) -> Option | None:
-        """Cheapest eligible option whose plan is in this delivery form, by the page's own measure."""
+        """Cheapest eligible option whose plan is in this delivery form, by the page's own measure
+        (tentative options after confirmed ones, as the ranking puts them)."""
         options = [o for o in self.rec.options if o.eligible and o.delivery is delivery and o.monthly]
 
-        def key(o: Option) -> tuple[float, str]:
-            return (o.measure_value if o.measure_value is not None else float("inf"), o.gpu.id)
+        def key(o: Option) -> tuple[int, float, str]:
+            return (int(o.tentative), o.measure_value if o.measure_value is not None else float("inf"), o.gpu.id)
 
         return min(options, key=key, default=None)
 
@@ -111,9 +113,7 @@ def _size(sizer: Sizer, req: Request, gpu: Gpu) -> Sizing:
 
 def speed_unconfirmed(o: Option) -> bool:
     """The option's serving speed rests on a bandwidth or tensor figure no datasheet confirms."""
-    names = o.gpu.unconfirmed_names
-    tensor = "bf16_tflops_dense" if o.gpu.bf16_tflops_dense else "fp16_tflops_dense"
-    return "memory_bandwidth_gbps" in names or tensor in names
+    return recommend_module.speed_unconfirmed(o.gpu)
 
 
 def model_workloads(model: OpenModel) -> list[Workload]:

@@ -27,8 +27,11 @@ export function linkKind(gpu, cards, mem) {
   return "pcie";
 }
 
-/** link_reason: the cards' connection as a reason record (link_*). */
-export function linkReason(gpu, cards) {
+/** link_reason: the cards' connection as a reason record (link_*); beyond `nodeCards` a link_multi_node record. */
+export function linkReason(gpu, cards, nodeCards = null) {
+  if (nodeCards !== null && cards > nodeCards) {
+    return reason("link_multi_node", { nodes: Math.ceil(cards / nodeCards), node_cards: nodeCards, inner: linkReason(gpu, nodeCards) });
+  }
   const params = { pcie_gen: gpu.pcie_gen };
   if (gpu.interconnect !== null) params.link = gpu.interconnect;
   if (gpu.interconnect_gbps) params.gbps = general(gpu.interconnect_gbps);

@@ -47,6 +47,7 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
     cost_per_mtok_cny: null, cost_per_mtok_at_batch_cny: null, images_per_hour: null, cost_per_kimage_cny: null,
     excluded: null, reasons: [],
     plan: null, faster: null, measure_value: null, load: null,
+    unconfirmed_support: false, unconfirmed_speed: false,
   };
   if (c.domestic_only && !gpu.domestic) {
     opt.excluded = exclusion("not_domestic");
@@ -60,13 +61,13 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
     opt.excluded = thinHeadroom(sizing, gpu) || exclusion("too_big", { max_cards: sizing.max_cards });
     return opt;
   }
-  const refusal = checkRequest(gpu, sizing.request, rules).refusal;
-  if (refusal !== null) {
-    opt.excluded = refusal;
+  const verdict = checkRequest(gpu, sizing.request, rules);
+  if (verdict.refusal !== null) {
+    opt.excluded = verdict.refusal;
     return opt;
   }
   if (delivery === "bare_metal" && !linksCards(gpu, Math.min(cards, rules.delivery.vm_whole_server_cards))) {
-    opt.excluded = exclusion("no_scale_up_link", { cards, link: linkReason(gpu, cards) });
+    opt.excluded = exclusion("no_scale_up_link", { cards, link: linkReason(gpu, cards, rules.delivery.vm_whole_server_cards) });
     return opt;
   }
   const offers = accepted(cat, c).filter((o) => o.gpu === gpu.id);
@@ -84,10 +85,12 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
   const best = search.best;
   if (best === null) {
     const fewer = search.refusal === "needs_fabric" || search.refusal === "needs_link" || search.refusal === null;
-    opt.excluded = (fewer && thinHeadroom(sizing, gpu)) || noPlanReason(search.refusal, gpu, cards, c, rules);
+    opt.excluded = (fewer && thinHeadroom(sizing, gpu)) || noPlanReason(search.refusal, gpu, cards, c, rules, Math.max(...offers.map((o) => o.cards)));
     return opt;
   }
   applyPlan(opt, best, measure);
+  opt.unconfirmed_support = !verdict.confirmed;
+  opt.unconfirmed_speed = (measure === "cost_per_mtok" || measure === "cost_per_kimage") && speedUnconfirmed(gpu);
   if (measure === "job_rent") opt.faster = fasterPlan(search, rules.decision.faster_note_tolerance);
   opt.runner_ups = bestPerProvider(search, best.offer.provider, rules.prices.runner_ups).map((p) => ({
     offer: p.offer, monthly: p.monthly, job_cost_cny: p.job_cost_cny, cost_per_mtok_cny: p.load ? p.load.cost_per_mtok_cny : null,
@@ -106,6 +109,15 @@ function thinHeadroom(sizing, gpu) {
     paper_cards: sizing.paper_cards, need_gib: fixed(sizing.paper_need_gib, 1), limit_gib: fixed(sizing.headroom_gib, 1),
     share: percent(sizing.headroom_gib / gpu.memory_gb),
   });
+}
+
+/** Option.tentative: the measure rests on unconfirmed format support or speed figures (ranked after confirmed ones). */
+export const tentative = (o) => o.unconfirmed_support || o.unconfirmed_speed;
+
+/** speed_unconfirmed: serving or image speed rests on a bandwidth or 16-bit tensor figure no datasheet confirms. */
+export function speedUnconfirmed(gpu) {
+  const tensor = gpu.bf16_tflops_dense ? "bf16_tflops_dense" : "fp16_tflops_dense";
+  return gpu.unconfirmed.includes("memory_bandwidth_gbps") || gpu.unconfirmed.includes(tensor);
 }
 
 /** data_parallel_ok */
@@ -147,10 +159,11 @@ function applyPlan(opt, plan, measure) {
   }
 }
 
-/** _no_plan_reason */
-function noPlanReason(kind, gpu, cards, c, rules) {
+/** _no_plan_reason: `largest` is the most cards one of the GPU's offers rents. */
+function noPlanReason(kind, gpu, cards, c, rules, largest) {
   const whole = rules.delivery.vm_whole_server_cards;
   const most = rules.decision.max_plan_cards; // a count: the message table writes its separators
+  if (kind === "needs_fabric" && cards <= whole) return exclusion("no_multi_card_offer", { cards, largest });
   if (kind === "needs_fabric") return exclusion("needs_fabric", { cards, nodes: Math.ceil(cards / whole), whole });
   if (kind === "deadline" && c.deadline_hours !== null) {
     return exclusion("deadline", { max_cards: most, days: general(c.deadline_hours / 24) });
@@ -162,7 +175,7 @@ function noPlanReason(kind, gpu, cards, c, rules) {
     const floor = rules.decision.latency_floor;
     return exclusion("too_slow", { ttft_s: general(floor.ttft_s), tokens_per_s: general(floor.output_tokens_per_s) });
   }
-  return exclusion("no_whole_server", { cards, link: linkReason(gpu, cards) });
+  return exclusion("no_whole_server", { cards, link: linkReason(gpu, cards, whole) });
 }
 
 /** Option.idle_cards: rented cards that do no work. */
@@ -176,6 +189,7 @@ function sortKey(o) {
   const primary = o.measure_value;
   return [
     o.excluded === null ? 0 : 1,
+    tentative(o) ? 1 : 0,
     o.cards !== null ? 0 : 1,
     primary !== null ? roundTo(primary, 6) : Infinity,
     o.monthly ? roundTo(o.monthly.total, 6) : Infinity,

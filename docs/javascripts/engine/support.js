@@ -54,19 +54,21 @@ function refusal(gpu, precision, rt, support) {
   return { kind: "unsupported_format", params: { gpu: gpu.name, format: name, why, instead } };
 }
 
-/** check: {kernel, note, refusal} for `precision` on `gpu` under `runtime`. */
+/** check: {kernel, note, refusal, confirmed} for `precision` on `gpu` under `runtime`. */
 export function check(gpu, precision, runtime, support) {
   const rt = support.runtimes[runtime];
-  if (!(precision in rt.formats)) return { kernel: null, note: null, refusal: null };
-  if (gpu.vendor !== "NVIDIA" && !rt.vendors.includes(gpu.vendor)) return { kernel: null, note: rt.unconfirmed, refusal: null };
+  if (!(precision in rt.formats)) return { kernel: null, note: null, refusal: null, confirmed: true };
+  if (gpu.vendor !== "NVIDIA" && !rt.vendors.includes(gpu.vendor)) {
+    return { kernel: null, note: rt.unconfirmed, refusal: null, confirmed: false };
+  }
   const kernel = firstKernel(rt, precision, gpu);
-  if (kernel !== null) return { kernel: kernel.kernel, note: kernel.note, refusal: null };
-  return { kernel: null, note: null, refusal: refusal(gpu, precision, rt, support) };
+  if (kernel !== null) return { kernel: kernel.kernel, note: kernel.note, refusal: null, confirmed: kernel.confirmed };
+  return { kernel: null, note: null, refusal: refusal(gpu, precision, rt, support), confirmed: true };
 }
 
 /** check_request: the request's precision under its runtime; QLoRA's stored base format too (first). */
 export function checkRequest(gpu, req, rules) {
-  if (req === null) return { kernel: null, note: null, refusal: null };
+  if (req === null) return { kernel: null, note: null, refusal: null, confirmed: true };
   const support = rules.support;
   const runtime = runtimeFor(req, support);
   const baseFormat = rules.memory.training.qlora_weight_format;
