@@ -24,6 +24,8 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+from generator.data.datafiles import DataFile
+
 REPO = Path(__file__).resolve().parents[2]
 
 #: The edit: one monthly price of one offer (JYGPU's RTX 4090 container, data/offers.yaml),
@@ -69,7 +71,7 @@ def _wait_for(url: str, text: str, limit: float, proc: subprocess.Popen[bytes]) 
 
 def edit_price(root: Path, old: int, new: int) -> None:
     """Change the offer's price in place (one line of offers.yaml)."""
-    path = root / "data" / "offers.yaml"
+    path = root / DataFile.offers.path
     text = path.read_text(encoding="utf-8")
     head, sep, rest = text.partition(f"  - id: {OFFER}\n")
     assert sep, f"{OFFER} is not in data/offers.yaml"
