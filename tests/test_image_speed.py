@@ -81,8 +81,12 @@ def test_rows_show_images_per_hour_and_cost_per_thousand() -> None:
         expected = o.plan.cards_billed * 3600 / o.sizing.image.seconds * o.plan.keep
         assert o.images_per_hour == pytest.approx(expected)
         assert any("每千张约" in explain(r) and "只计 GPU 租金" in explain(r) for r in o.reasons), o.gpu.id
-    values = [o.cost_per_kimage_cny or 0.0 for o in rows]
-    assert values == sorted(values)  # ranked by cost per 1,000 images
+    # ranked by cost per 1,000 images, confirmed options before tentative ones (unconfirmed figures, †)
+    for tentative in (False, True):
+        values = [o.cost_per_kimage_cny or 0.0 for o in rows if o.tentative is tentative]
+        assert values == sorted(values)
+    flags = [o.tentative for o in rows]
+    assert flags == sorted(flags)
 
 
 def for_scenario_request(s: Scenario) -> Request:

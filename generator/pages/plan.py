@@ -417,13 +417,6 @@ def plan_scenario_pages(pl: _Planner) -> None:
         if pick and pick.monthly and r.rec.training_job and pick.job_cost_cny is not None:
             # the job first (cards that work, its rent), as the page's headline
             desc = f"计算推荐 {pick.gpu.name} × {pick.cards_used or pick.cards}，跑完参照任务租金约 {cny(pick.job_cost_cny)}。{s.summary}"
-        elif pick and pick.monthly and pick.load is not None:
-            # serving: cost per million tokens at the stated load first, the month second
-            per_mtok = cny(pick.load.cost_per_mtok_cny, 2)
-            desc = f"计算推荐 {pick.gpu.name} × {pick.cards}，每百万 token 约 {per_mtok}，每月约 {cny(pick.monthly.total)}。{s.summary}"
-        elif pick and pick.monthly and pick.cost_per_kimage_cny is not None:
-            per_k = cny(pick.cost_per_kimage_cny, 2)
-            desc = f"计算推荐 {pick.gpu.name} × {pick.cards}，每千张图约 {per_k}，每月约 {cny(pick.monthly.total)}。{s.summary}"
         elif pick and pick.monthly:
             desc = f"计算推荐 {pick.gpu.name} × {pick.cards}，每月约 {cny(pick.monthly.total)}。{s.summary}"
         context = ctx.ScenarioContext(
