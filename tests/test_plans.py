@@ -473,3 +473,21 @@ def test_a_serving_plan_without_headroom_is_not_picked() -> None:
     a100 = for_scenario(BUNDLED, big, Sizer(BUNDLED.rules)).option_for("a100-pcie-80g")
     assert a100 is not None and a100.sizing.paper_cards == 2 and a100.cards == 4
     assert a100.sizing.per_card_gib <= 80 * share
+
+
+def test_gpu_pages_count_the_cards_the_plans_size() -> None:
+    """A GPU page's "which models fit" table (results.model_pages.cards_to_fit) and the serving plan for
+    the same model page request count the same cards: both inside the runtime's reserved share (vLLM
+    0.9). Qwen3-14B in BF16 on an RTX 5090 fits one card only at the plain 0.96 share (about 30 of 30.7
+    GiB, over 0.9 x 32 = 28.8), so both say 2; the GPU page once said 1 while the plan rented 2."""
+    from generator.engine.sizing import size_workload
+    from generator.results.model_pages import cards_to_fit, page_request
+
+    sizer = Sizer(BUNDLED.rules)
+    table = cards_to_fit(BUNDLED, sizer)
+    for gpu in BUNDLED.gpus.values():
+        for model, cards in table[gpu.id]:
+            req = page_request(BUNDLED, model, Workload.inference)
+            assert cards == size_workload(req, gpu, BUNDLED.rules, None, sizer).min_cards, (gpu.id, model.id)
+    five = dict((m.id, c) for m, c in table["rtx-5090-32g"])
+    assert five["qwen3-14b"] == 2

@@ -137,12 +137,11 @@ class Sizer:
 
     def min_gpus(self, req: Request, memory_gb: float, limit_gib: float | None = None) -> int | None:
         """:func:`generator.engine.memory.min_gpus`, once per distinct request, card size and limit
-        (``limit_gib``: a stricter ceiling per card than the usable memory, e.g. the serving headroom)."""
+        (``limit_gib``: another ceiling per card than the request's usable memory, e.g. the plain share
+        without the runtime's reservation)."""
         key = (replace(req, gpus=1), memory_gb, limit_gib)
         if key not in self._min_cards:
-            limit = memory.usable_gib(memory_gb, self.rules.memory)
-            if limit_gib is not None:
-                limit = min(limit, limit_gib)
+            limit = limit_gib if limit_gib is not None else memory.usable_gib(memory_gb, self.rules.memory, req)
             counts = memory.card_counts(self.rules.memory, MAX_CARDS)
             fits = (n for n in counts if self.estimate(replace(req, gpus=n)).total_gib <= limit)
             self._min_cards[key] = next(fits, None)
@@ -162,10 +161,10 @@ def size_workload(
 ) -> Sizing:
     """Smallest card count of ``gpu`` that holds ``req``, with the estimate and speed there."""
     sizer = sizer or Sizer(rules)
-    paper = sizer.min_gpus(req, gpu.memory_gb)
+    paper = sizer.min_gpus(req, gpu.memory_gb, memory.usable_gib(gpu.memory_gb, rules.memory))
     headroom = serving_limit_gib(req, gpu.memory_gb, rules)
-    cards = sizer.min_gpus(req, gpu.memory_gb, headroom) if headroom is not None else paper
-    short = paper is not None and paper != cards  # the headroom asks for more cards than fit on paper
+    cards = sizer.min_gpus(req, gpu.memory_gb)  # inside the runtime's reserved share, when it has one
+    short = paper is not None and paper != cards  # the reserved share asks for more cards than fit on paper
     at = replace(req, gpus=cards or 1)
     est = sizer.estimate(at)
     notes = list(est.assumptions)

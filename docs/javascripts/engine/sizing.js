@@ -29,13 +29,12 @@ export class Sizer {
     return this.estimates.get(key);
   }
 
-  /** min_gpus: the smallest count in card_counts whose per-card peak fits (under `limitGib` too, when
-   * given: a stricter ceiling such as the serving headroom); null if none does. */
+  /** min_gpus: the smallest count in card_counts whose per-card peak fits the request's usable memory
+   * (or `limitGib` when given: e.g. the plain share without the runtime's reservation); null if none does. */
   minGpus(req, memoryGb, limitGib = null) {
     const key = `${memoryGb}|${limitGib}`;
     if (!this.minCards.has(key)) {
-      let limit = usableGib(memoryGb, this.rules.memory);
-      if (limitGib !== null) limit = Math.min(limit, limitGib);
+      const limit = limitGib !== null ? limitGib : usableGib(memoryGb, this.rules.memory, req);
       const found = cardCounts(this.rules.memory, MAX_CARDS).find(
         (n) => this.estimate({ ...req, gpus: n }).total_gib <= limit,
       );
@@ -48,9 +47,9 @@ export class Sizer {
 /** size_workload: smallest card count of `gpu` that holds `req`, with the estimate and speed there.
  * One Sizer serves one request (its memo is keyed by card count and memory size only). */
 export function sizeWorkload(req, gpu, rules, jobTokensB, sizer) {
-  const paper = sizer.minGpus(req, gpu.memory_gb);
+  const paper = sizer.minGpus(req, gpu.memory_gb, usableGib(gpu.memory_gb, rules.memory));
   const headroom = servingLimitGib(req, gpu.memory_gb, rules);
-  const cards = headroom !== null ? sizer.minGpus(req, gpu.memory_gb, headroom) : paper;
+  const cards = sizer.minGpus(req, gpu.memory_gb); // inside the runtime's reserved share, when it has one
   const short = paper !== null && paper !== cards;
   const at = { ...req, gpus: cards || 1 };
   const est = sizer.estimate(at);
