@@ -9,6 +9,7 @@ skip; ``--github-actions-env`` runs every test with ``GITHUB_ACTIONS=true`` set
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import datetime as dt
 import functools
@@ -230,3 +231,17 @@ def browser():  # type: ignore[no-untyped-def]
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS) if CHROMIUM else p.chromium.launch(args=ARGS)
         yield b
         b.close()
+
+
+def docstring_ids(tree: ast.AST) -> set[int]:
+    """``id()`` of every docstring constant in ``tree`` (module, class and function docstrings): the
+    source scans of test_messages and test_data_files count string literals, and docstrings are prose."""
+    kinds = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    return {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, kinds)
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+        and isinstance(n.body[0].value, ast.Constant)
+    }

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, docstring_ids
 
 from generator.data.datafiles import DATA_FILES, OPTIONAL_FILES, DataFile
 
@@ -23,15 +23,7 @@ def filename_literals(source: str) -> list[tuple[int, str]]:
     """(line, text) of every string literal, f-string parts included, that is a YAML file name;
     docstrings are prose and not counted."""
     tree = ast.parse(source)
-    kinds = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-    docs = {
-        id(n.body[0].value)
-        for n in ast.walk(tree)
-        if isinstance(n, kinds)
-        and n.body
-        and isinstance(n.body[0], ast.Expr)
-        and isinstance(n.body[0].value, ast.Constant)
-    }
+    docs = docstring_ids(tree)
     return [
         (n.lineno, n.value)
         for n in ast.walk(tree)

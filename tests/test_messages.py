@@ -11,7 +11,7 @@ from enum import Enum
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, docstring_ids
 
 from generator.data.catalogue import Catalogue
 from generator.data.records import Billing, Delivery, Optimizer, Precision, Workload
@@ -219,23 +219,11 @@ PY_LEFT: dict[str, tuple[str, ...] | None] = {}
 JS_LEFT = {"arch.js", "hfconfig.js", "workload.js"}
 
 
-def _docstrings(tree: ast.AST) -> set[int]:
-    kinds = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-    return {
-        id(n.body[0].value)
-        for n in ast.walk(tree)
-        if isinstance(n, kinds)
-        and n.body
-        and isinstance(n.body[0], ast.Expr)
-        and isinstance(n.body[0].value, ast.Constant)
-    }
-
-
 def cjk_literals(source: str, allowed: tuple[str, ...] = ()) -> list[str]:
     """String literals (f-string parts too) with a CJK character, outside docstrings, comments and the
     ``allowed`` functions."""
     tree = ast.parse(source)
-    skip = _docstrings(tree)
+    skip = docstring_ids(tree)
     for n in ast.walk(tree):
         if isinstance(n, ast.FunctionDef) and n.name in allowed:
             skip |= {id(c) for c in ast.walk(n)}

@@ -48,6 +48,16 @@ def gone(pid: int) -> bool:
     return fields[0] == "Z"
 
 
+def start_serve(root: Path, port: int, temp: Path) -> subprocess.Popen[str]:
+    """``gpu-guide serve`` on ``root`` in a child process, with ``temp`` as its system temp folder
+    (where MkDocs puts its build folder), output captured."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "generator", "--root", str(root), "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(temp)), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
 def wait_for(check, seconds: float) -> bool:  # type: ignore[no-untyped-def]
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -65,11 +75,7 @@ def test_stopping_serve_stops_its_mkdocs_child(mini: Path, tmp_path: Path, sig: 
     port = free_port()
     temp = tmp_path / "tmp"
     temp.mkdir()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "generator", "--root", str(mini), "serve", "--dev-addr", f"127.0.0.1:{port}"],
-        cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(temp)), stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    proc = start_serve(mini, port, temp)
     try:
         assert wait_for(lambda: answers(port), 120), "the preview never answered"
         [child] = children(proc.pid)
@@ -138,11 +144,7 @@ def test_a_price_edit_rebuilds_only_the_pages_it_changes(mini: Path, tmp_path: P
     port = free_port()
     temp = tmp_path / "tmp"
     temp.mkdir()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "generator", "--root", str(mini), "serve", "--dev-addr", f"127.0.0.1:{port}"],
-        cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(temp)), stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    proc = start_serve(mini, port, temp)
     try:
         page = "gpus/a100-sxm-80g/"
         assert wait_for(lambda: "48,000" in _fetch(port, page), 120), "the preview never showed the A100 page"

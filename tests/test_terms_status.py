@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from conftest import REPO, make_project, replace_in
 
 from generator.data.problems import render
 from generator.data.validate import load_catalogue
-from generator.pipeline import Project, generate
+from generator.pipeline import Generated, Project, generate
 
 TERMS = """    terms:
       increment:
@@ -46,8 +47,14 @@ def _edit(data: Path) -> None:
     (data / "gpus.yaml").write_text(gpus[:end].rstrip("\n") + "\n" + STATUS + gpus[end:].lstrip("\n"), encoding="utf-8")
 
 
-def test_a_providers_own_terms_are_shown_with_their_sources_and_the_rest_as_assumptions(tmp_path: Path) -> None:
-    gen = generate(Project.at(make_project(tmp_path, _edit)))
+@pytest.fixture(scope="module")
+def edited(tmp_path_factory: pytest.TempPathFactory) -> Generated:
+    """The mini site with the terms and the statuses above, generated once for the page tests."""
+    return generate(Project.at(make_project(tmp_path_factory.mktemp("terms"), _edit)))
+
+
+def test_a_providers_own_terms_are_shown_with_their_sources_and_the_rest_as_assumptions(edited: Generated) -> None:
+    gen = edited
     page = gen.files["providers/fixture-cloud.md"].decode("utf-8")
     assert "| 按量计费粒度 | 按秒计费（2026-06-01） | [链接](https://example.com/billing) |" in page
     assert "| 是否含税 | 标价含税，增值税专用发票（2026-06-01） | [链接](https://example.com/invoice) |" in page
@@ -57,8 +64,8 @@ def test_a_providers_own_terms_are_shown_with_their_sources_and_the_rest_as_assu
     assert other.count("（编辑假设）") >= 3 and "按秒计费" not in other
 
 
-def test_a_gpus_status_is_shown_with_its_source(tmp_path: Path) -> None:
-    gen = generate(Project.at(make_project(tmp_path, _edit)))
+def test_a_gpus_status_is_shown_with_its_source(edited: Generated) -> None:
+    gen = edited
     page = gen.files["gpus/h100-sxm-80g.md"].decode("utf-8")
     assert '!!! warning "供货状态"' in page
     assert "\n    - **停产**（2025-08-22 起，[来源](https://example.org/report)）：据报道停产\n" in page
