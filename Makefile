@@ -15,6 +15,7 @@ $(STAMP): pyproject.toml
 
 site: $(STAMP)
 	$(BIN)/gpu-guide build
+	$(BIN)/gpu-guide prices table --write
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

@@ -36,6 +36,8 @@ class Project:
     docs: Path
     site: Path
     config: Path
+    #: README.md, whose market table ``check`` keeps current (``gpu-guide prices table --write``)
+    readme: Path
     #: the date prices are judged against (see Catalogue.build_date); the command line resolves it
     build_date: dt.date | None = None
 
@@ -49,6 +51,7 @@ class Project:
             docs=root / "docs",
             site=root / "site",
             config=root / "mkdocs.yml",
+            readme=root / "README.md",
             build_date=build_date,
         )
 
@@ -119,6 +122,20 @@ def build(project: Project, *, site: bool = True, production: bool = False) -> G
             raise Interrupted(f"{where} {are} unchanged.") from None
         raise Interrupted(f"{where} {were} updated; only the clean-up was cut short.") from None
     return gen
+
+
+def readme_table_stale(project: Project, cat: Catalogue) -> bool:
+    """Whether README.md's market table differs from what the data gives on the build date.
+
+    A project whose README has no table markers (or no README) has nothing to keep current."""
+    from generator.pages.readme_market import block_of, market_table_markdown
+    from generator.results.market_counts import market_counts
+
+    try:
+        held = block_of(project.readme.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return False
+    return held is not None and held != market_table_markdown(market_counts(cat))
 
 
 def stale_files(project: Project) -> tuple[Generated, list[str]]:

@@ -275,7 +275,7 @@ def _check(
     project: Project, strict: bool, max_price_age: int | None, as_of: dt.date | None, fmt: OutputFormat, origin: str
 ) -> int:
     from generator.data.schemas import stale_schemas
-    from generator.pipeline import stale_files
+    from generator.pipeline import readme_table_stale, stale_files
     from generator.results.lint import lint
 
     gen, stale = stale_files(project)
@@ -295,6 +295,10 @@ def _check(
         print("Stale JSON Schemas (run `make schemas` and commit):", file=sys.stderr)
         for rel in schemas:
             print(f"  {rel}", file=sys.stderr)
+        failed = True
+    if readme_table_stale(project, gen.catalogue):
+        print(f"Stale market table in {project.readme.name} (run `gpu-guide prices table --write` and commit).",
+              file=sys.stderr)  # fmt: skip
         failed = True
     if any(p.severity is Severity.error for p in problems) or (
         strict and any(p.severity is Severity.warning for p in problems)

@@ -50,10 +50,14 @@ def add_prices_arguments(sub: argparse._SubParsersAction[Any]) -> None:
     im.add_argument("--url", required=True, metavar="URL",
                     help="where a reader can get this catalog (the offers' source), e.g. the versioned catalog.zip")  # fmt: skip
     im.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
+    tb = verbs.add_parser("table", help="print the README's table of offers per source tier and provider")
+    tb.add_argument("--write", action="store_true", help="rewrite the table between its markers in README.md")
 
 
 def run_prices(project: Project, args: argparse.Namespace) -> int:
     """The ``prices`` command."""
+    if args.prices_command == "table":
+        return run_table(project, write=args.write)
     if not args.url.startswith(("https://", "http://")):
         print(f"gpu-guide prices import: argument --url: must be an http(s) address, got {args.url!r}", file=sys.stderr)
         return 2
@@ -89,6 +93,29 @@ def run_prices(project: Project, args: argparse.Namespace) -> int:
         _write(offers_path, new_text)
     print(report(args.source, provider, args.catalog_date, len(read.candidates), read.skipped, changes,
                  written=None if args.dry_run else offers_name))  # fmt: skip
+    return 0
+
+
+def run_table(project: Project, write: bool) -> int:
+    """Print the README's market table for the build date; with ``write``, put it into README.md."""
+    from generator.pages.readme_market import market_table_markdown, splice
+    from generator.results.market_counts import market_counts
+
+    cat, problems = load_catalogue(project.data, display_root=project.root, build_date=project.build_date)
+    if cat is None:
+        raise DataError(problems)
+    block = market_table_markdown(market_counts(cat))
+    if not write:
+        print(block, end="")
+        return 0
+    readme = project.readme
+    try:
+        text = splice(readme.read_text(encoding="utf-8"), block)
+    except (OSError, ValueError) as exc:
+        print(f"gpu-guide prices table: {_display(readme, project.root)}: {exc}", file=sys.stderr)
+        return 1
+    _write(readme, text)
+    print(f"Wrote the market table into {_display(readme, project.root)}.")
     return 0
 
 
@@ -130,7 +157,7 @@ def _validate(
 
 
 def _write(path: Path, text: str) -> None:
-    """Replace offers.yaml in one step (a reader never sees half a file)."""
+    """Replace a file (offers.yaml, README.md) in one step (a reader never sees half a file)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         tmp.write_text(text, encoding="utf-8")
