@@ -112,6 +112,24 @@ class Catalogue:
         sources = set(self.rules.prices.pick_tiers)
         return [o for o in self.current_offers if o.billing in tiers and o.source_tier in sources]
 
+    @property
+    def api_fresh_since(self) -> dt.date:
+        """The oldest date a current API price may carry (``rules.prices.api_fresh_days`` before the build date)."""
+        return self.today - dt.timedelta(days=self.rules.prices.api_fresh_days)
+
+    @cached_property
+    def api_replaced(self) -> frozenset[str]:
+        """Ids of API prices a newer price ``replaces``."""
+        return frozenset(p.replaces for p in self.api_prices if p.replaces is not None)
+
+    def api_age_days(self, price: ApiPrice) -> int:
+        """How many days before the build date the API price's source dates it."""
+        return (self.today - price.as_of).days
+
+    def is_current_api(self, price: ApiPrice) -> bool:
+        """Whether an API price may be compared with renting: within its window and not replaced."""
+        return price.as_of >= self.api_fresh_since and price.id not in self.api_replaced
+
     def offers_for(self, gpu_id: str) -> list[Offer]:
         """Every offer of one GPU, current and history."""
         return [o for o in self.offers if o.gpu == gpu_id]

@@ -1015,17 +1015,32 @@ class ApiPrice(Record):
         "null for a closed model of unknown size.",
     )
     moe: bool = Field(default=False, description="true when the served model is a mixture of experts.")
-    input_cny_per_mtok: float = Field(ge=0, le=10000, description="Yuan per million prompt (input) tokens.")
-    output_cny_per_mtok: float = Field(ge=0, le=10000, description="Yuan per million generated (output) tokens.")
-    as_of: dt.date = Field(description="Date the price was seen or last updated by its source, YYYY-MM-DD.")
+    currency: Currency = Field(
+        default=Currency.cny,
+        strict=False,
+        description="The currency the price list states (CNY or USD); a dollar price is shown in yuan at the fx.yaml "
+        "rate of its date.",
+    )
+    input_per_mtok: float = Field(
+        ge=0,
+        le=10000,
+        description="Price per million prompt (input) tokens, in `currency` (cache miss where it differs).",
+    )
+    output_per_mtok: float = Field(
+        ge=0, le=10000, description="Price per million generated (output) tokens, in `currency`."
+    )
+    as_of: dt.date = Field(
+        description="Date the source states for the price (its effective or last-updated date), YYYY-MM-DD; "
+        "never the day it was read."
+    )
     source: HttpUrl = Field(description="Where the price was read.")
     quote: Text = Field(description="The source's own words or table row.")
+    replaces: Slug | None = Field(
+        default=None,
+        description="Id of an older price of the same provider's API that this newer one supersedes; the older "
+        "one stays, as history.",
+    )
     note: Text | None = Field(default=None, description="Anything a reader should know about this price.")
-
-    def blended_cny_per_mtok(self, prompt_tokens: int, output_tokens: int) -> float:
-        """Yuan per million tokens for requests of this prompt/output mix (both tokens counted)."""
-        total = prompt_tokens + output_tokens
-        return (self.input_cny_per_mtok * prompt_tokens + self.output_cny_per_mtok * output_tokens) / total
 
 
 # --------------------------------------------------------------------------- files

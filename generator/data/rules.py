@@ -164,6 +164,14 @@ class PriceRules(_Section):
             "pages show them under 历史报价 and nothing is ranked or priced with them."
         ),
     )
+    api_fresh_days: int = Field(
+        ge=1,
+        le=3650,
+        description=(
+            "API prices (api_prices.yaml) older than this many days before the build date are history: pages list "
+            "them with their age, and no comparison with renting uses them."
+        ),
+    )
     pick_billing: list[BillingName] = Field(
         min_length=1,
         description=(

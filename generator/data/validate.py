@@ -378,6 +378,9 @@ def reference_check(docs: dict[str, Document]) -> list[Problem]:
         ref(DataFile.offers, ("offers", i, "replaces"), field(o, "replaces"), DataFile.offers)
         ref(DataFile.offers, ("offers", i, "provider"), field(o, "provider"), DataFile.providers)
         ref(DataFile.offers, ("offers", i, "gpu"), field(o, "gpu"), DataFile.gpus)
+    known[DataFile.api_prices] = _ids(_entries(docs, DataFile.api_prices, "prices"))
+    for i, ap in enumerate(_entries(docs, DataFile.api_prices, "prices") or []):
+        ref(DataFile.api_prices, ("prices", i, "replaces"), field(ap, "replaces"), DataFile.api_prices)
     for i, pair in enumerate(_entries(docs, DataFile.comparisons, "comparisons") or []):
         ref(DataFile.comparisons, ("comparisons", i, "a"), field(pair, "a"), DataFile.gpus)
         ref(DataFile.comparisons, ("comparisons", i, "b"), field(pair, "b"), DataFile.gpus)
@@ -465,6 +468,23 @@ def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
             at(DataFile.offers, ("offers", i, "currency"),
                f"no exchange rate for {o.currency.value} in fx.yaml; add a dated rate with its source "
                "so the price can be shown in yuan")  # fmt: skip
+    api_by_id = {p.id: p for p in cat.api_prices}
+    for i, ap in enumerate(cat.api_prices):
+        if ap.currency is not Currency.cny and ap.currency not in rated:
+            at(DataFile.api_prices, ("prices", i, "currency"),
+               f"no exchange rate for {ap.currency.value} in fx.yaml; add a dated rate with its source "
+               "so the price can be shown in yuan")  # fmt: skip
+        older = api_by_id.get(ap.replaces) if ap.replaces else None
+        if older is None:
+            continue
+        if older.id == ap.id:
+            at(DataFile.api_prices, ("prices", i, "replaces"), "a price cannot replace itself")
+        elif older.provider != ap.provider:
+            at(DataFile.api_prices, ("prices", i, "replaces"),
+               f'"{older.id}" is {older.provider}\'s; a price replaces only an older price of the same provider')  # fmt: skip
+        elif older.as_of >= ap.as_of:
+            at(DataFile.api_prices, ("prices", i, "replaces"),
+               f'"{older.id}" is dated {older.as_of}, not before this price ({ap.as_of}); only an older price is replaced')  # fmt: skip
     for i, prov in enumerate(cat.providers.values()):
         for j, x in enumerate(prov.extras):
             if x.currency is not Currency.cny and x.currency not in rated:

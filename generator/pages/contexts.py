@@ -20,7 +20,7 @@ from generator.engine.recommend import Option, Recommendation
 from generator.engine.request import Request
 from generator.pages.charts import LazyChart
 from generator.pages.rows import LadderRow, OfferRow, ScenarioRow
-from generator.results.api_compare import ApiComparison
+from generator.results.api_compare import ApiComparisons
 from generator.results.buyers import BuyerResult
 from generator.results.claims import ClaimResult
 from generator.results.comparisons import Comparison, JobRow
@@ -166,7 +166,7 @@ class ScenarioContext:
     model: OpenModel
     disagreement: str | None
     assumptions: list[str]
-    api: tuple[ApiComparison, ...]  # API prices of models about this size (language-model serving)
+    api: ApiComparisons  # API prices of models about this size (language-model serving): current, history
     calculator: str  # query string that opens the calculator with this scenario's inputs
     requires_cuda: bool  # the scenario's field, else rules.yaml defaults.require_cuda
     job_note: str | None  # the pick's billing tier outlasts the reference job: "按月计费，至少付满 1 个月"

@@ -743,8 +743,8 @@ def _token_cost_faq(mp: model_pages.ModelPage, stack: str) -> list[tuple[str, st
     )
     if best.cost_per_mtok_at_batch_cny is not None:
         answer += f"；只服务 {mp.request.batch} 路请求时约 {cny(best.cost_per_mtok_at_batch_cny, 2)}"
-    if mp.api:
-        top = mp.api[0]
+    if mp.api.current:
+        top = mp.api.current[0]
         answer += (
             f"。同等规模的 {top.price.model}（{top.price.provider}，{top.price.as_of}）按同样比例折合约 "
             f"{cny(top.blended_cny_per_mtok, 2)}/百万 token"

@@ -18,7 +18,7 @@ from generator.engine.cost import Usage
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
 from generator.engine.request import Estimate, Request
 from generator.engine.sizing import Sizer, Sizing, arch_for, output_tokens
-from generator.results.api_compare import ApiComparison, same_size_prices
+from generator.results.api_compare import NO_API, ApiComparisons, same_size_prices
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class ModelPage:
     #: image models: the same request with the other offload setting (the page shows both)
     other_offload: Estimate | None = None
     #: language-model serving: public API prices of models about this size, blended at the page's mix
-    api: tuple[ApiComparison, ...] = ()
+    api: ApiComparisons = NO_API
     #: the model's deployment plans (models.yaml ``deployments``), each sized and priced at the page's workload
     plans: tuple[PlanResult, ...] = ()
 
@@ -172,14 +172,14 @@ def model_page(cat: Catalogue, model: OpenModel, workload: Workload, sizer: Size
     if rec is None:
         rec = sizer.rankings[key] = recommend(cat, lambda gpu: sizer.size(req, gpu, job), workload, c)
     alt = None
-    api: tuple[ApiComparison, ...] = ()
+    api: ApiComparisons = NO_API
     if model.kind is ModelKind.diffusion:
         other = Offload.model if req.offload is Offload.none else Offload.none
         alt = sizer.estimate(replace(req, offload=other))
     elif workload is Workload.inference and req.output_tokens:
         prompt = req.context - req.output_tokens
         tolerance = cat.rules.pages.api_size_tolerance
-        api = tuple(same_size_prices(cat.api_prices, model, prompt, req.output_tokens, tolerance))
+        api = same_size_prices(cat, model, prompt, req.output_tokens, tolerance)
     plans = plan_results(cat, model, req, sizer) if model.deployments and workload is Workload.inference else ()
     return ModelPage(model, workload, req, sizer.estimate(req), rec, job, alt, api, plans)
 

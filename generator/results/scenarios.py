@@ -14,7 +14,7 @@ from generator.engine.reason import Reason, brief
 from generator.engine.recommend import Recommendation, editor_disagreement, for_scenario, scenario_usage
 from generator.engine.request import Request
 from generator.engine.sizing import Sizer, scenario_request
-from generator.results.api_compare import ApiComparison, same_size_prices
+from generator.results.api_compare import NO_API, ApiComparisons, same_size_prices
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class ScenarioResult:
     rec: Recommendation
     disagreement: tuple[Reason, ...]  # where the editor's pick differs from the computed one (empty: agrees)
     #: language-model serving: public API prices of models about this size, blended at the scenario's mix
-    api: tuple[ApiComparison, ...] = ()
+    api: ApiComparisons = NO_API
 
 
 def scenario_results(cat: Catalogue, sizer: Sizer) -> dict[str, ScenarioResult]:
@@ -37,11 +37,11 @@ def scenario_results(cat: Catalogue, sizer: Sizer) -> dict[str, ScenarioResult]:
         rec = for_scenario(cat, s, sizer)
         model = cat.models[s.model]
         request = scenario_request(s, model, cat.rules)
-        api: tuple[ApiComparison, ...] = ()
+        api: ApiComparisons = NO_API
         if request.output_tokens:
             prompt = request.context - request.output_tokens
             tolerance = cat.rules.pages.api_size_tolerance
-            api = tuple(same_size_prices(cat.api_prices, model, prompt, request.output_tokens, tolerance))
+            api = same_size_prices(cat, model, prompt, request.output_tokens, tolerance)
         out[s.id] = ScenarioResult(s, request, scenario_usage(s, cat.rules), rec, editor_disagreement(s, rec), api)
     return out
 
