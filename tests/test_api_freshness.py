@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import MINI_BUILD_DATE, replace_in
 
+from generator.cli.main import main
 from generator.data.problems import DataError
 from generator.pipeline import Project, generate
 from generator.results.api_compare import ApiComparisons, ApiStatus, same_size_prices
@@ -150,3 +151,19 @@ def test_replacing_an_unknown_price_is_refused(with_api: Path) -> None:
     with pytest.raises(DataError) as exc:
         generate(Project.at(with_api, build_date=MINI_BUILD_DATE))
     assert any('unknown api_price id "q-cn"; did you mean "q-cny"?' in p.message for p in exc.value.problems)
+
+
+def test_build_names_and_check_counts_stale_api_prices(
+    with_api: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On 2026-07-31 only p-old (2025-12-01) is past the API window; q-cny is replaced, not stale."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1785456000")  # 2026-07-31 00:00 UTC
+    assert main(["--root", str(with_api), "build", "--no-site"]) == 0
+    err = capsys.readouterr().err
+    assert (
+        "note: 1 API price(s) older than 180 days on 2026-07-31 (SOURCE_DATE_EPOCH) are history and no page "
+        "compares them with renting: p-old" in err
+    )
+    assert main(["--root", str(with_api), "check"]) == 0
+    out = capsys.readouterr().out
+    assert "API prices: 1 of 4 are older than 180 days (history: no page compares them with renting)." in out

@@ -313,14 +313,20 @@ def _check(
 
 
 def _say_stale(cat: Catalogue, origin: str) -> None:
-    """Name the offers past the freshness window on the build date: they no longer rank."""
-    from generator.results.freshness import stale_offers
+    """Name the offers past the freshness window on the build date (they no longer rank), and the API
+    prices past theirs (no page compares them with renting)."""
+    from generator.results.freshness import stale_api_prices, stale_offers
 
     old = stale_offers(cat)
     if old:
         ids = ", ".join(o.id for o in old[:10]) + (f" and {len(old) - 10} more" if len(old) > 10 else "")
         print(f"note: {len(old)} price(s) older than {cat.rules.prices.fresh_days} days on {cat.today} ({origin}) "
               f"are history and no longer rank: {ids}", file=sys.stderr)  # fmt: skip
+    api = stale_api_prices(cat)
+    if api:
+        ids = ", ".join(p.id for p in api[:10]) + (f" and {len(api) - 10} more" if len(api) > 10 else "")
+        print(f"note: {len(api)} API price(s) older than {cat.rules.prices.api_fresh_days} days on {cat.today} "
+              f"({origin}) are history and no page compares them with renting: {ids}", file=sys.stderr)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Offer
+from generator.data.records import ApiPrice, Offer
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,12 @@ def by_provider(cat: Catalogue) -> list[ProviderFreshness]:
     return sorted(rows, key=lambda r: (-r.share, order[r.provider]))
 
 
+def stale_api_prices(cat: Catalogue) -> list[ApiPrice]:
+    """API prices past ``rules.prices.api_fresh_days`` on the build date, oldest first (ties by id): pages
+    list them as history and compare none of them with renting."""
+    return sorted((p for p in cat.api_prices if p.as_of < cat.api_fresh_since), key=lambda p: (p.as_of, p.id))
+
+
 def report_lines(cat: Catalogue, origin: str) -> list[str]:
     """The check's freshness report: the total, then each provider with a stale offer."""
     rows = by_provider(cat)
@@ -58,4 +64,10 @@ def report_lines(cat: Catalogue, origin: str) -> list[str]:
     lines += [f"  {r.provider}: {r.stale} of {r.total} stale ({r.share:.0%})" for r in rows if r.stale]
     if stale == 0:
         lines.append("  no provider has a stale offer")
+    if cat.api_prices:
+        old = len(stale_api_prices(cat))
+        lines.append(
+            f"API prices: {old} of {len(cat.api_prices)} are older than {cat.rules.prices.api_fresh_days} days "
+            "(history: no page compares them with renting)."
+        )
     return lines
