@@ -378,6 +378,12 @@ def reference_check(docs: dict[str, Document]) -> list[Problem]:
         ref(DataFile.offers, ("offers", i, "replaces"), field(o, "replaces"), DataFile.offers)
         ref(DataFile.offers, ("offers", i, "provider"), field(o, "provider"), DataFile.providers)
         ref(DataFile.offers, ("offers", i, "gpu"), field(o, "gpu"), DataFile.gpus)
+    for i, prov in enumerate(_entries(docs, DataFile.providers, "providers") or []):
+        families = field(prov, "family_fabrics")
+        for j, fam in enumerate(families if isinstance(families, list) else []):
+            gpus = field(fam, "gpus")
+            for k, g in enumerate(gpus if isinstance(gpus, list) else []):
+                ref(DataFile.providers, ("providers", i, "family_fabrics", j, "gpus", k), g, DataFile.gpus)
     for i, pair in enumerate(_entries(docs, DataFile.comparisons, "comparisons") or []):
         ref(DataFile.comparisons, ("comparisons", i, "a"), field(pair, "a"), DataFile.gpus)
         ref(DataFile.comparisons, ("comparisons", i, "b"), field(pair, "b"), DataFile.gpus)
