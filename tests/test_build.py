@@ -85,7 +85,7 @@ def test_bad_data_aborts_and_changes_nothing(mini: Path, capsys: pytest.CaptureF
     assert code == 1
     assert out == ""
     assert err == (
-        'data/gpus.yaml:63:12: gpus[2].tdp_w: expected a whole number, got text "700W"; write 700 and give the unit '
+        'data/gpus.yaml:64:12: gpus[2].tdp_w: expected a whole number, got text "700W"; write 700 and give the unit '
         "in its own field\n"
         "data/offers.yaml:9:12: offers[0].price: must be above 0, got -2\n"
         "Aborted: 2 problem(s) in the data; nothing was written.\n"

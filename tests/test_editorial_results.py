@@ -17,6 +17,7 @@ import pytest
 from conftest import make_project, replace_in
 
 from generator.data.editorial import Tolerance
+from generator.data.records import LinkTopology
 from generator.pages.names import reader_ids, reader_text, variant
 from generator.pipeline import Generated, Project, generate
 from generator.results.claims import Verdict, closeness
@@ -86,6 +87,28 @@ def test_price_ratio_compares_like_with_like(tmp_path: Path) -> None:
     # with both monthly nodes the basis is named beside each price
     base = claim(generate(Project.at(make_project(tmp_path / "base"))), "a100-sixty-percent")
     assert any("包月裸金属整机" in f.label for f in base.figures)
+
+
+def test_price_ratio_that_differs_by_basis_only_partly_holds(tmp_path: Path) -> None:
+    """Every like-for-like basis counts, not whichever the catalogue lists first. Add an A100 container at
+    ¥3 an hour: on demand (first in the bases' order) it is 3 / 15 = 0.2 of the H100 container (67% off
+    0.6: fails), while the monthly bare-metal nodes still give 6,000 / 10,000 = 0.6 (holds). The claim
+    then partly holds, and the explanation names the other basis's ratio (60%)."""
+
+    def edit(data: Path) -> None:
+        replace_in(
+            data / "offers.yaml",
+            "  - id: old-a100-survey\n",
+            "  - id: c-a100-hour\n    provider: fixture-cloud\n    gpu: a100-sxm-80g\n    cards: 1\n"
+            "    delivery: container\n    billing: on_demand\n    unit: hour\n    price: 3\n    currency: CNY\n"
+            "    as_of: 2026-06-01\n    source: https://example.com/prices\n    source_tier: provider_page\n"
+            "    quote: A100 容器 ¥3/时\n  - id: old-a100-survey\n",
+        )
+
+    r = claim(generate(Project.at(make_project(tmp_path, edit))), "a100-sixty-percent")
+    assert r.computed == pytest.approx(3 / 15)
+    assert r.verdict is Verdict.partly
+    assert "包月裸金属整机约为 60%" in r.explanation and "部分成立" in r.explanation
 
 
 def test_price_rank_by_yuan_per_dense_tflop_hour(gen: Generated) -> None:
@@ -182,6 +205,32 @@ def test_never_breaks_even_when_running_costs_exceed_the_rent(gen: Generated) ->
     assert card.break_even is None
 
 
+def test_the_answer_is_checked_over_the_quoted_electricity_range(tmp_path: Path) -> None:
+    """The page uses the typical price (defaults.electricity) and says whether each row's answer holds
+    between the lowest and the highest price the file quotes. Mini fixture plus a 2.0 yuan/kWh entry, by
+    hand: the RTX 4090 card owned costs 12,999 x 0.8 / 36 + 0.45 kW x 200 + 0.45 x 1.5 x 365 h x price
+    = 378.87 + 246.375 x price: 502.05 at 0.5 (below the 730 rent: buy), 871.62 at 2.0 (rent). The H100
+    server is dearer to own at either end (6,998 at 0.5 against a 5,475 rent), so its answer holds."""
+
+    def edit(data: Path) -> None:
+        replace_in(
+            data / "ownership.yaml",
+            "pue:\n",
+            "  - id: two-yuan\n    label: 测试高电价\n    value: 2.0\n    as_of: 2026-01-01\n"
+            '    source: https://example.com/power2\n    quote: "电价 2 元/千瓦时"\npue:\n',
+        )
+
+    gen = generate(Project.at(make_project(tmp_path, edit)))
+    rows = {r.purchase.id: r for r in gen.results.ownership}
+    card, h100 = rows["rtx-4090-card"], rows["h100-server"]
+    assert card.own.total == pytest.approx(502.05, abs=0.01) and card.cheaper == "own"
+    assert card.cheaper_over_range == ("own", "rent") and not card.verdict_holds
+    assert h100.cheaper_over_range == ("rent", "rent") and h100.verdict_holds
+    page = gen.files["rent-or-buy.md"].decode()
+    assert "典型 0.500 元/kWh（下方各条报价从 0.500 到 2.000 元/kWh）" in page
+    assert "GeForce RTX 4090 24GB（单卡：最低电价时买更省，最高电价时租更省）" in page
+
+
 def test_without_ownership_file_there_is_no_table(tmp_path: Path) -> None:
     gen = generate(Project.at(make_project(tmp_path, lambda data: (data / "ownership.yaml").unlink())))
     assert gen.results.ownership == []
@@ -236,8 +285,9 @@ def test_explainer_numbers(gen: Generated) -> None:
     power = {p.gpu.id: p for p in m.power}
     assert power["h100-sxm-80g"].kwh_month == pytest.approx(0.7 * 730)
     assert power["h100-sxm-80g"].cny_month == pytest.approx(0.7 * 730 * 1.5 * 0.5)
-    assert {row.gpu.id: row.linked_cards for row in m.links} == {
-        "h100-sxm-80g": 8, "a100-sxm-80g": 8, "rtx-4090-24g": 0}  # fmt: skip
+    # the fixture's HGX cards are NVSwitch boards, the 4090 has no scale-up link (most bandwidth first)
+    assert [(row.gpu.id, row.gpu.topology) for row in m.links] == [
+        ("h100-sxm-80g", LinkTopology.nvswitch), ("a100-sxm-80g", LinkTopology.nvswitch), ("rtx-4090-24g", None)]  # fmt: skip
 
 
 # --------------------------------------------------------------------------- reader copy

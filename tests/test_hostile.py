@@ -600,19 +600,19 @@ def _csv(path: Path) -> list[dict[str, str]]:
             "gpus.yaml",
             "    source: https://resources.nvidia.com/en-us-gpu-resources/h100-datasheet-24306",
             "    source: javascript:alert(1)",
-            'data/gpus.yaml:67:13: gpus[2].source: only http:// or https:// links are allowed, got "javascript:alert(1)"',
+            'data/gpus.yaml:69:13: gpus[2].source: only http:// or https:// links are allowed, got "javascript:alert(1)"',
         ),
         (
             "gpus.yaml",
             "    source: https://resources.nvidia.com/en-us-gpu-resources/h100-datasheet-24306",
             '    source: "JavaScript:alert(1)"',
-            'data/gpus.yaml:67:13: gpus[2].source: only http:// or https:// links are allowed, got "JavaScript:alert(1)"',
+            'data/gpus.yaml:69:13: gpus[2].source: only http:// or https:// links are allowed, got "JavaScript:alert(1)"',
         ),
         (
             "gpus.yaml",
             "    source: https://resources.nvidia.com/en-us-gpu-resources/h100-datasheet-24306",
             "    source: https://resources.nvidia.com/x\n    field_sources: {memory_gb: 'javascript:alert(1)'}",
-            "data/gpus.yaml:68:32: gpus[2].field_sources.memory_gb: only http:// or https:// links are allowed, got "
+            "data/gpus.yaml:70:32: gpus[2].field_sources.memory_gb: only http:// or https:// links are allowed, got "
             '"javascript:alert(1)"',
         ),
         (

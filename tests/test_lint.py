@@ -51,7 +51,7 @@ def test_mini_fixture_lints_clean(mini: Path) -> None:
 def test_sparse_looking_tensor_figure(mini: Path) -> None:
     replace_in(mini / "data" / "gpus.yaml", "fp16_tflops_dense: 989.4", "fp16_tflops_dense: 1978.9")
     assert lint_text(mini) == (
-        "data/gpus.yaml:59:24: gpus[2].fp16_tflops_dense: warning: 1978.9 is 30x the FP32 figure; that looks like "
+        "data/gpus.yaml:60:24: gpus[2].fp16_tflops_dense: warning: 1978.9 is 30x the FP32 figure; that looks like "
         "a sparse figure: halve it if the datasheet says 'with sparsity'"
     )
 

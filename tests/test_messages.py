@@ -14,7 +14,7 @@ import pytest
 from conftest import REPO, docstring_ids
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Billing, Delivery, Optimizer, Precision, Workload
+from generator.data.records import Billing, Delivery, LinkTopology, Optimizer, Precision, Workload
 from generator.data.validate import load_catalogue
 from generator.engine.exclusion import Exclusion, ExclusionKind
 from generator.engine.links import link_reason
@@ -138,7 +138,8 @@ def test_link_reason_says_what_describe_link_said(bundled: Catalogue) -> None:
     assert explain(link_reason(gpus["h100-sxm-80g"], 1)) == "单卡"
     assert explain(link_reason(gpus["rtx-4090-24g"], 2)) == "卡间只有 PCIe 4.0，没有 NVLink 等高速互联"
     h100 = gpus["h100-sxm-80g"]
-    assert explain(link_reason(h100, 8)) == f"卡间 {h100.interconnect} 全互联，每卡 {h100.interconnect_gbps:g} GB/s"
+    # HGX H100 is an NVSwitch board (NVIDIA's NVSwitch platform list); the topology is said (decision, #17)
+    assert explain(link_reason(h100, 8)) == "卡间 NVLink 4 经 NVSwitch 全互联，每卡 900 GB/s"
     pcie = gpus["a100-pcie-80g"]
     assert pcie.interconnect and not pcie.has_nvlink_class_link
     speed = f"，每卡 {pcie.interconnect_gbps:g} GB/s" if pcie.interconnect_gbps else ""
@@ -146,10 +147,30 @@ def test_link_reason_says_what_describe_link_said(bundled: Catalogue) -> None:
     assert explain(link_reason(pcie, 4)) == (f"{pcie.interconnect} 只能两两桥接，桥接对之间走 PCIe {pcie.pcie_gen}.0")
     # across servers (decision2): the fabric between them, not "全互联" for the whole plan (worked by hand)
     assert explain(link_reason(h100, 24, 8)) == (
-        f"3 台服务器、每台 8 张卡：台内卡间 {h100.interconnect} 全互联，每卡 {h100.interconnect_gbps:g} GB/s，"
+        "3 台服务器、每台 8 张卡：台内卡间 NVLink 4 经 NVSwitch 全互联，每卡 900 GB/s，"
         "台与台之间走机间网络（InfiniBand/RoCE）"
     )
     assert explain(link_reason(h100, 8, 8)) == explain(link_reason(h100, 8))
+
+
+def test_link_reason_names_each_topology(bundled: Catalogue) -> None:
+    """DGX-1 V100 is a hybrid cube-mesh, not all-to-all (NVIDIA DGX-1 V100 whitepaper: "8-GPU hybrid
+    cube-mesh", six NVLink 2 links per card, 25 GB/s each way: 300 GB/s per card); MI300X's 8-GPU
+    platform links every pair directly (7 peer links, 896 GB/s per card). Texts written by hand."""
+    v100 = bundled.gpus["v100-sxm2-32g"]
+    assert v100.topology is LinkTopology.hybrid_cube_mesh and v100.has_nvlink_class_link
+    assert explain(link_reason(v100, 8)) == (
+        "卡间 NVLink 2 为 hybrid cube-mesh 拓扑：每张卡只与另外 4 张卡直连，并非任意两卡直连，每卡合计 300 GB/s"
+    )
+    assert "全互联" not in explain(link_reason(v100, 8))
+    assert explain(link_reason(bundled.gpus["mi300x"], 8)) == (
+        "卡间 AMD Infinity Fabric 点对点全互联（每两张卡之间一条直连链路），每卡合计 896 GB/s"
+    )
+    for gid in ("a100-sxm-80g", "a100-sxm-40g", "h100-sxm-80g", "h200-sxm-141g", "b200-sxm-180g"):
+        assert bundled.gpus[gid].topology is LinkTopology.nvswitch, gid
+    for gid in ("a100-pcie-80g", "h100-nvl-94g", "rtx-3090-24g"):
+        assert bundled.gpus[gid].topology is LinkTopology.bridged_pairs, gid
+    assert bundled.gpus["rtx-4090-24g"].topology is None
 
 
 def test_records_are_plain_json_with_nested_records() -> None:
@@ -389,9 +410,9 @@ def test_speed_assumptions_say_what_the_engine_said_before() -> None:
         "H20 稠密 16 位算力 148 TFLOPS（厂商数据表未确认），算力利用率（MFU）按 38% 计（未经公开数据确认的保守假设）"
         "：Hopper 上的公开训练。不假设使用 FP8。"
     )
-    link = R(ReasonKind.link_all_to_all, link="NVLink", gbps="900")
+    link = R(ReasonKind.link_nvswitch, link="NVLink", gbps="900")
     assert explain(R(ReasonKind.scaling, cards="8", link=link, efficiency="100%")) == (
-        "8 张卡，卡间 NVLink 全互联，每卡 900 GB/s，多卡扩展效率按 100% 计。"
+        "8 张卡，卡间 NVLink 经 NVSwitch 全互联，每卡 900 GB/s，多卡扩展效率按 100% 计。"
     )
     tune = R(ReasonKind.finetune, batch="1", context=2048, overhead_s="0.1",
              dequant=R(ReasonKind.finetune_dequant, passes="3", seconds="0.05"),

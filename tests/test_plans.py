@@ -255,7 +255,7 @@ def test_plans_are_rentals_someone_sells() -> None:
                 continue
             assert p.offer.cards >= BUNDLED.rules.delivery.vm_whole_server_cards, (s.id, o.gpu.id)
             assert p.offer.delivery in (Delivery.bare_metal, Delivery.vm), (s.id, o.gpu.id)
-            assert BUNDLED.providers[p.offer.provider].fabric is not None, (s.id, o.gpu.id)
+            assert BUNDLED.providers[p.offer.provider].fabric_for(p.offer.gpu) is not None, (s.id, o.gpu.id)
 
 
 def test_without_a_fabric_a_job_too_big_for_one_server_has_no_plan(tmp_path: Path) -> None:
@@ -419,6 +419,72 @@ def test_a_multi_node_job_crosses_the_offer_providers_fabric() -> None:
     none = plans.Planner(BUNDLED.rules, PRICING, links_cards, lambda _o: fabric("none"))
     found = none.job_plans(node, need, sizing, gpu)
     assert not isinstance(found, plans.NoPlan) and all(p.instances == 1 for p in found)
+
+
+def test_an_instance_family_with_its_own_fabric_overrides_the_providers(tmp_path: Path) -> None:
+    """AWS sells 400 Gbit/s of EFA per P4d instance (8 x A100: 50 per GPU) and 3,200 per P5 (8 x H100:
+    400 per GPU). Mini fixture: the cloud's A100 servers get a P4d-like family at 50; its H100 servers keep
+    the provider's 400 InfiniBand. The planner and the calculator's offers read each offer's own fabric;
+    a family naming an unknown GPU is refused at its line."""
+    from generator.pages.calculator import _offer
+
+    family = (
+        "    family_fabrics:\n"
+        "      - family: P4d-like\n"
+        "        gpus: [a100-sxm-80g]\n"
+        "        kind: efa\n"
+        "        gbps_per_gpu: 50\n"
+        "        source: https://example.com/p4d\n"
+        "        quote: 400 Gbps per instance\n"
+        "    extras:\n"
+    )
+    root = make_project(tmp_path, lambda d: replace_in(d / "providers.yaml", "    extras:\n", family))
+    cat = _catalogue(root)
+    a100 = next(o for o in cat.offers if o.gpu == "a100-sxm-80g" and o.provider == "fixture-cloud")
+    h100 = next(o for o in cat.offers if o.gpu == "h100-sxm-80g" and o.provider == "fixture-cloud")
+    a_fabric, h_fabric = _fabric(cat, a100), _fabric(cat, h100)
+    assert a_fabric is not None and (a_fabric.kind.value, a_fabric.gbps_per_gpu) == ("efa", 50)
+    assert h_fabric is not None and (h_fabric.kind.value, h_fabric.gbps_per_gpu) == ("infiniband", 400)
+    assert _offer(cat, a100)["fabric"] == {"kind": "efa", "gbps_per_gpu": 50}
+    assert _offer(cat, h100)["fabric"] == {"kind": "infiniband", "gbps_per_gpu": 400}
+
+    bad = make_project(
+        tmp_path / "bad",
+        lambda d: replace_in(d / "providers.yaml", "    extras:\n", family.replace("[a100-sxm-80g]", "[a100-sxm-8g]")),
+    )
+    cat2, problems = load_catalogue(bad / "data", bad)
+    assert cat2 is None
+    # the fixture's provider opens on line 2; its fabric takes lines 7-11, the family 12-18: gpus is line 14
+    assert [(p.line, p.path) for p in problems if "a100-sxm-8g" in p.message] == [
+        (14, "providers[0].family_fabrics[0].gpus[0]")
+    ]
+
+
+def test_a_training_job_on_an_unconfirmed_tensor_figure_ranks_after_confirmed_ones(tmp_path: Path) -> None:
+    """The tentative rule covers training: a job's hours (so its rent) rest on the card's dense 16-bit tensor
+    figure. Mini fixture, full-13b (a 1B-token job): mark the A100's BF16 figure unconfirmed and the A100 no
+    longer outranks the H100, however cheap its job; it stays listed, tentative (†), after it. Without a
+    job (ranked by the month) speed does not enter the measure and nothing is tentative."""
+    root = make_project(
+        tmp_path,
+        lambda d: replace_in(
+            d / "gpus.yaml",
+            "    compute_capability: 8.0\n",
+            "    compute_capability: 8.0\n    unconfirmed: [bf16_tflops_dense]\n",
+        ),
+    )
+    cat = _catalogue(root)
+    assert cat.gpus["a100-sxm-80g"].unconfirmed_names == {"bf16_tflops_dense"}
+    rec = for_scenario(cat, cat.scenarios["full-13b"])
+    assert rec.training_job
+    a100, h100 = rec.option_for("a100-sxm-80g"), rec.option_for("h100-sxm-80g")
+    assert a100 is not None and h100 is not None and a100.eligible and h100.eligible
+    assert a100.tentative and a100.unconfirmed_speed and not h100.tentative
+    assert rec.pick is h100
+    order = [o.gpu.id for o in rec.options if o.eligible]
+    assert order.index("h100-sxm-80g") < order.index("a100-sxm-80g")
+    monthly = for_scenario(cat, cat.scenarios["full-13b"].model_copy(update={"job_tokens_b": None}))
+    assert not any(o.tentative for o in monthly.options)
 
 
 def test_adapter_training_too_big_for_one_pcie_card_is_slower_not_excluded() -> None:

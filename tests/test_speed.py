@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 import yaml
 
-from generator.data.records import FormFactor, Gpu, Precision, Vendor, Workload
+from generator.data.records import FormFactor, Gpu, LinkTopology, Precision, Vendor, Workload
 from generator.data.rules import Rules
 from generator.engine.arch import Arch
 from generator.engine.links import link_kind, link_reason
 from generator.engine.memory import estimate, usable_gib
+from generator.engine.reason import Reason
 from generator.engine.request import Request
 from generator.engine.speed import (
     cost_per_million_tokens,
@@ -71,6 +72,7 @@ def gpu(**kw: Any) -> Gpu:
         tdp_w=700,
         interconnect="NVLink 4",
         interconnect_gbps=900.0,
+        topology=LinkTopology.nvswitch,
         pcie_gen=5,
         source="https://www.nvidia.com/en-us/data-center/h100/",
     )
@@ -112,14 +114,18 @@ RTX4090 = gpu(
     bf16_tflops_dense=165.2,
     interconnect=None,
     interconnect_gbps=None,
+    topology=None,
     pcie_gen=4,
 )
-H100_NVL = gpu(id="h100-nvl", name="H100 NVL", form_factor=FormFactor.nvl, interconnect="NVLink bridge")
+H100_NVL = gpu(id="h100-nvl", name="H100 NVL", form_factor=FormFactor.nvl, interconnect="NVLink bridge",
+    topology=LinkTopology.bridged_pairs,
+)  # fmt: skip
 # A100 80GB PCIe: NVLink bridge for two cards (NVIDIA A100 datasheet: "NVLink Bridge for up to 2 GPUs").
 A100_PCIE = gpu(
     id="a100-pcie-80g", name="A100 80GB PCIe", architecture="Ampere", form_factor=FormFactor.pcie,
     memory_bandwidth_gbps=1935.0, fp16_tflops_dense=312.0, bf16_tflops_dense=312.0, fp8_tflops_dense=None,
     fp32_tflops=19.5, interconnect="NVLink 3 bridge", interconnect_gbps=600.0, pcie_gen=4,
+    topology=LinkTopology.bridged_pairs,
 )  # fmt: skip
 
 
@@ -556,3 +562,29 @@ def test_a_quantized_models_16_bit_head_adds_to_its_dequantizing_layers() -> Non
     # Control: a 16-bit model has no separate head term; its whole weights stream in one max().
     bf16 = decode_step(qwen25_32b, Precision.bf16, Precision.bf16, 1, 1, A100, 1, RULES)
     assert bf16.seconds == pytest.approx(bf16.weights + kv + d.step_overhead_ms / 1000)
+
+
+def test_a_fabric_slower_than_the_published_runs_is_said_not_hidden() -> None:
+    """AWS P4d sells 400 Gbit/s of EFA per 8-GPU instance (AWS's P4d deep-dive post), 50 per GPU; the
+    per-doubling figures come from runs at 400 Gbit/s per GPU (rules.yaml published_gbps_per_gpu: 50 GB/s).
+    A job across P4d servers says its efficiency is an extrapolation; at 400 per GPU (P5) or inside one
+    server nothing is said. The loss of the slower network is not modelled: the hours are the same."""
+    from generator.engine.scaling import Cluster
+    from generator.pages.messages import explain
+
+    req = Request.with_defaults(RULES.defaults, Workload.pretrain, LLAMA2_7B, Precision.bf16, context=4096)
+
+    def scaling_reason(cluster: Cluster, cards: int) -> Reason:
+        t = training_hours(req, 1e12, A100_SXM, cards, RULES, cluster)
+        return next(a.message for a in t.assumptions if a.key == "scaling")
+
+    p4d, p5 = Cluster(8, "efa", 50), Cluster(8, "efa", 400)
+    slow = scaling_reason(p4d, 16).params["slower_fabric"]
+    assert isinstance(slow, Reason)
+    assert explain(slow) == (
+        "机间网络每卡约 50 Gb/s，低于这一效率所依据的公开运行（每卡 400 Gb/s），多机效率是外推，本站未计入网络更慢的损失，实际可能更低"
+    )
+    assert "slower_fabric" not in scaling_reason(p5, 16).params
+    assert "slower_fabric" not in scaling_reason(p4d, 8).params
+    hours = [training_hours(req, 1e12, A100_SXM, 16, RULES, c).hours for c in (p4d, p5)]
+    assert hours[0] == pytest.approx(hours[1])

@@ -43,8 +43,8 @@ def test_schema_errors_all_at_once_with_fixes(tmp_path: Path) -> None:
             "data/gpus.yaml:10:16: gpus[0].memory_gb: must be above 0, got -24",
             "data/gpus.yaml:26:11: gpus[1].name: expected text, got the date 2025-01-01 (YAML reads the bare "
             '2025-01-01 that way); put it in quotes: "2025-01-01"',
-            'data/gpus.yaml:67:13: gpus[2].source: only http:// or https:// links are allowed, got "javascript:alert(1)"',
-            'data/gpus.yaml:68:5: gpus[2].x_source: unknown field "x_source"; did you mean "source"?',
+            'data/gpus.yaml:69:13: gpus[2].source: only http:// or https:// links are allowed, got "javascript:alert(1)"',
+            'data/gpus.yaml:70:5: gpus[2].x_source: unknown field "x_source"; did you mean "source"?',
             'data/offers.yaml:9:12: offers[0].price: expected a number, got text "¥1.96/时"; write 1.96 and give '
             "the unit in its own field",
             'data/offers.yaml:74:11: offers[5].unit: must be one of hour, day, month, year; got "hours"; did you mean '

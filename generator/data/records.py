@@ -90,6 +90,16 @@ class GpuFigure(StrEnum):
     pcie_gen = "pcie_gen"
     release_year = "release_year"
     compute_capability = "compute_capability"
+    topology = "topology"
+
+
+class LinkTopology(StrEnum):
+    """How the scale-up links join the cards of one server (null ``interconnect``: none, PCIe only)."""
+
+    nvswitch = "nvswitch"  # every card through NVSwitch chips: any two cards at the full per-card bandwidth (HGX 8-GPU)
+    full_mesh = "full_mesh"  # one direct link between every pair of cards, no switch (MI300X platform, 910B board)
+    hybrid_cube_mesh = "hybrid_cube_mesh"  # DGX-1: each card linked to 4 of the other 7, not every pair directly
+    bridged_pairs = "bridged_pairs"  # PCIe cards joined two by two by a bridge; the pairs talk over PCIe
 
 
 #: A figure name as YAML text; enum members are matched by value (see Record).
@@ -158,6 +168,15 @@ class Gpu(Record):
         le=10000,
         description="Total scale-up bandwidth per card in GB/s (both directions); null if none.",
     )
+    topology: LinkTopology | None = Field(
+        default=None,
+        strict=False,
+        description=(
+            "How the scale-up links join the cards of one server: nvswitch, full_mesh, hybrid_cube_mesh (DGX-1) "
+            "or bridged_pairs (PCIe cards); required with an interconnect, null without one. Its source goes in "
+            "field_sources.topology where the datasheet does not state it."
+        ),
+    )
     pcie_gen: int = Field(ge=3, le=6, description="PCIe generation of the host link.")
     source: HttpUrl = Field(description="Datasheet URL for the figures.")
     field_sources: dict[Figure, HttpUrl] = Field(
@@ -184,6 +203,15 @@ class Gpu(Record):
             )
         return self
 
+    @model_validator(mode="after")
+    def _topology_with_link(self) -> Gpu:
+        if (self.interconnect is None) != (self.topology is None):
+            raise ValueError("topology is required with an interconnect and must be null without one")
+        bridged = self.form_factor in (FormFactor.pcie, FormFactor.nvl)
+        if self.topology is not None and bridged != (self.topology is LinkTopology.bridged_pairs):
+            raise ValueError("PCIe and NVL cards link as bridged_pairs; SXM and OAM modules never do")
+        return self
+
     @property
     def tensor_tflops(self) -> float:
         """Dense 16-bit tensor TFLOPS used for ranking: BF16, else FP16."""
@@ -196,11 +224,9 @@ class Gpu(Record):
 
     @property
     def has_nvlink_class_link(self) -> bool:
-        """True when cards talk over a dedicated scale-up link (NVLink, Infinity Fabric, HCCS...)."""
-        return self.interconnect is not None and self.form_factor in (
-            FormFactor.sxm,
-            FormFactor.oam,
-        )
+        """True when the cards of a server talk over a dedicated scale-up link (NVLink, Infinity Fabric,
+        HCCS...) beyond bridged pairs: an NVSwitch, a full mesh or DGX-1's hybrid cube-mesh."""
+        return self.topology is not None and self.topology is not LinkTopology.bridged_pairs
 
 
 # --------------------------------------------------------------------------- offers
@@ -441,6 +467,15 @@ class Fabric(Record):
         return self.kind is not FabricKind.none
 
 
+class FamilyFabric(Fabric):
+    """The fabric of one instance family where it differs from the provider's ``fabric`` (AWS: P4d has
+    400 Gbit/s of EFA per 8-GPU instance, P5 3,200). Offers carry no instance type, so the family is
+    named by the GPUs its offers carry."""
+
+    family: ShortText = Field(description="The provider's name for the instance family, e.g. 'P4d / P4de'.")
+    gpus: list[Slug] = Field(min_length=1, description="gpus.yaml ids of the family's offers (each in one family).")
+
+
 class BillingIncrement(StrEnum):
     """The smallest unit an on-demand instance is billed in."""
 
@@ -516,11 +551,30 @@ class Provider(Record):
         default=None,
         description="The cross-host fabric the provider sells between nodes (none, InfiniBand, RoCE); unset: unknown.",
     )
+    family_fabrics: list[FamilyFabric] = Field(
+        default_factory=list,
+        description=(
+            "Fabrics of instance families that differ from `fabric` (another bandwidth per GPU or kind), "
+            "each with the GPUs of its offers and the provider's own instance-type page as source."
+        ),
+    )
     terms: Terms | None = Field(
         default=None,
         description="Billing increment, stopped-instance billing and tax, each with its source (leave out what is unknown).",
     )
     note: Text | None = Field(default=None, description="How this provider bills, what to watch for (Chinese).")
+
+    @model_validator(mode="after")
+    def _one_family_per_gpu(self) -> Provider:
+        seen = [g for f in self.family_fabrics for g in f.gpus]
+        twice = sorted({g for g in seen if seen.count(g) > 1})
+        if twice:
+            raise ValueError(f"family_fabrics: {', '.join(twice)} in more than one family")
+        return self
+
+    def fabric_for(self, gpu: str) -> Fabric | None:
+        """The fabric between this provider's servers of ``gpu``: its family's where one lists it, else ``fabric``."""
+        return next((f for f in self.family_fabrics if gpu in f.gpus), self.fabric)
 
 
 # --------------------------------------------------------------------------- exchange rates

@@ -381,6 +381,12 @@ def reference_check(docs: dict[str, Document]) -> list[Problem]:
     known[DataFile.api_prices] = _ids(_entries(docs, DataFile.api_prices, "prices"))
     for i, ap in enumerate(_entries(docs, DataFile.api_prices, "prices") or []):
         ref(DataFile.api_prices, ("prices", i, "replaces"), field(ap, "replaces"), DataFile.api_prices)
+    for i, prov in enumerate(_entries(docs, DataFile.providers, "providers") or []):
+        families = field(prov, "family_fabrics")
+        for j, fam in enumerate(families if isinstance(families, list) else []):
+            gpus = field(fam, "gpus")
+            for k, g in enumerate(gpus if isinstance(gpus, list) else []):
+                ref(DataFile.providers, ("providers", i, "family_fabrics", j, "gpus", k), g, DataFile.gpus)
     for i, pair in enumerate(_entries(docs, DataFile.comparisons, "comparisons") or []):
         ref(DataFile.comparisons, ("comparisons", i, "a"), field(pair, "a"), DataFile.gpus)
         ref(DataFile.comparisons, ("comparisons", i, "b"), field(pair, "b"), DataFile.gpus)

@@ -1,20 +1,32 @@
 """How the cards of one job are connected, in the engine's terms and as a reason record.
 
-Everything here is derived from two fields of ``gpus.yaml``: ``interconnect`` (null for PCIe
-only) and ``form_factor``. SXM and OAM modules link every card of a server; PCIe cards with
-an interconnect (A100 PCIe with an NVLink bridge, H100 NVL) are bridged two by two, and the
-pairs talk to each other over PCIe.
+Everything here is derived from ``gpus.yaml``'s ``interconnect`` (null for PCIe only) and
+``topology``: SXM and OAM modules link the cards of a server through NVSwitch (HGX boards), a
+full mesh (MI300X, 910B) or DGX-1's hybrid cube-mesh (V100 SXM2: each card linked to 4 of the
+other 7); PCIe cards with an interconnect (A100 PCIe with an NVLink bridge, H100 NVL) are
+bridged two by two, and the pairs talk to each other over PCIe.
+
+The speed model treats the three server-wide topologies alike: NCCL's rings over a cube-mesh
+use every card's links (the DGX-1 whitepaper's "three interwoven rings"), so an all-reduce runs
+at the card's link bandwidth there too. Only the words differ.
 """
 
 from __future__ import annotations
 
-from generator.data.records import Gpu
+from generator.data.records import Gpu, LinkTopology
 from generator.data.rules import LinkKind, MemoryRules, SpeedRules
 from generator.engine.reason import Param, Reason, ReasonKind
 from generator.engine.units import GIGA
 
 #: A bridge joins this many cards.
 BRIDGE_CARDS = 2
+
+#: The reason kind of each server-wide topology.
+_SERVER_LINK = {
+    LinkTopology.nvswitch: ReasonKind.link_nvswitch,
+    LinkTopology.full_mesh: ReasonKind.link_all_to_all,
+    LinkTopology.hybrid_cube_mesh: ReasonKind.link_cube_mesh,
+}
 
 
 def is_bridged(gpu: Gpu) -> bool:
@@ -51,10 +63,10 @@ def link_reason(gpu: Gpu, cards: int, node_cards: int | None = None) -> Reason:
         params["gbps"] = f"{gpu.interconnect_gbps:g}"
     if cards <= 1:
         return Reason(ReasonKind.link_single)
-    if gpu.interconnect is None:
+    if gpu.interconnect is None or gpu.topology is None:
         return Reason(ReasonKind.link_pcie_only, params)
-    if gpu.has_nvlink_class_link:
-        return Reason(ReasonKind.link_all_to_all, params)
+    if gpu.topology in _SERVER_LINK:
+        return Reason(_SERVER_LINK[gpu.topology], params)
     if cards <= BRIDGE_CARDS:
         return Reason(ReasonKind.link_bridged, params)
     return Reason(ReasonKind.link_bridged_pairs, params)

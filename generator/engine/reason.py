@@ -57,9 +57,12 @@ class ReasonKind(StrEnum):
     # how the cards are linked (engine.links.link_reason)
     link_single = "link_single"  # one card
     link_pcie_only = "link_pcie_only"  # no scale-up link: PCIe only
-    link_all_to_all = "link_all_to_all"  # SXM/OAM: every card of the server linked (gbps: per card)
+    link_nvswitch = "link_nvswitch"  # every card of the server through NVSwitch (gbps: per card)
+    link_all_to_all = "link_all_to_all"  # a full mesh: one direct link between every pair of cards (gbps: per card)
+    link_cube_mesh = "link_cube_mesh"  # DGX-1's hybrid cube-mesh: each card linked to 4 others, not every pair
     link_bridged = "link_bridged"  # two PCIe cards on a bridge
     link_bridged_pairs = "link_bridged_pairs"  # bridged pairs that talk over PCIe
+    fabric_slower = "fabric_slower"  # the fabric between servers is slower per GPU than the published runs
     link_multi_node = "link_multi_node"  # several servers: the link inside each (inner), a fabric between them
     # why a format does not run (engine.support.refusal, nested in an unsupported_format exclusion)
     format_below_cc = "format_below_cc"  # the kernels' compute-capability floors, above the card's

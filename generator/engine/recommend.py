@@ -92,7 +92,8 @@ class Option:
     measure_value: float | None = None  # the plan's worth by the workload's measure (lower is better)
     #: no source confirms the plan's format runs on this card (support.Verdict.confirmed; the note says why)
     unconfirmed_support: bool = False
-    #: serving and images: the measure rests on a speed figure no datasheet confirms (speed_unconfirmed, "†")
+    #: the measure rests on a speed figure no datasheet confirms (measure_unconfirmed, "†"): serving and
+    #: image speed, or a training job's hours
     unconfirmed_speed: bool = False
 
     @property
@@ -205,9 +206,7 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         return opt
     _apply(opt, best, measure)
     opt.unconfirmed_support = not verdict.confirmed
-    opt.unconfirmed_speed = measure in (plans.Measure.cost_per_mtok, plans.Measure.cost_per_kimage) and (
-        speed_unconfirmed(gpu)
-    )
+    opt.unconfirmed_speed = measure_unconfirmed(measure, workload, gpu)
     if measure is plans.Measure.job_rent:
         opt.faster = plans.faster_plan(search, rules.decision.faster_note_tolerance)
     opt.runner_ups = [
@@ -252,6 +251,26 @@ def speed_unconfirmed(gpu: Gpu) -> bool:
     return "memory_bandwidth_gbps" in names or tensor in names
 
 
+def training_speed_unconfirmed(gpu: Gpu, workload: Workload) -> bool:
+    """A training job's hours rest on a figure no datasheet confirms: the dense 16-bit tensor figure the
+    compute runs at, or for QLoRA also the memory bandwidth its dequantization streams at (the pages mark
+    it †)."""
+    names = gpu.unconfirmed_names
+    tensor = "bf16_tflops_dense" if gpu.bf16_tflops_dense else "fp16_tflops_dense"
+    return tensor in names or (workload is Workload.qlora and "memory_bandwidth_gbps" in names)
+
+
+def measure_unconfirmed(measure: plans.Measure, workload: Workload, gpu: Gpu) -> bool:
+    """Whether the option's ranking measure rests on an unconfirmed speed figure: cost per million tokens
+    and per 1,000 images on the serving / image speed, job rent on the training speed; a monthly total
+    does not depend on speed."""
+    if measure in (plans.Measure.cost_per_mtok, plans.Measure.cost_per_kimage):
+        return speed_unconfirmed(gpu)
+    if measure is plans.Measure.job_rent:
+        return training_speed_unconfirmed(gpu, workload)
+    return False
+
+
 def data_parallel_ok(workload: Workload, cards: int | None) -> bool:
     """Adapter training (LoRA / QLoRA) on any card count: the base is frozen, so the cards need no scale-up
     link (data parallel all-reduces only the adapters' gradients; a base too big for one card is sharded and
@@ -272,9 +291,9 @@ def _measure(workload: Workload, sizing: Sizing, c: Constraints) -> plans.Measur
 
 
 def _fabric(cat: Catalogue, offer: Offer) -> Fabric | None:
-    """The cross-host fabric the offer's provider sells (None: not stated)."""
+    """The cross-host fabric the offer's provider sells for its GPU's instance family (None: not stated)."""
     provider = cat.providers.get(offer.provider)
-    return provider.fabric if provider is not None else None
+    return provider.fabric_for(offer.gpu) if provider is not None else None
 
 
 def _apply(opt: Option, plan: plans.Plan, measure: plans.Measure) -> None:

@@ -202,6 +202,20 @@ def scaling_efficiency(
     return eff, link
 
 
+def slower_fabric(gpu: Gpu, cards: int, cluster: Cluster | None, rules: Rules) -> Reason | None:
+    """A note when ``cards`` span servers over a fabric slower per GPU than the published runs the
+    per-doubling figure comes from (AWS P4d: 50 Gbit/s per GPU against 400): the efficiency is then an
+    extrapolation, not a figure for that fabric (its loss is not modelled). None inside one server, or
+    where the fabric's bandwidth is not stated."""
+    if cluster is None or cluster.gbit_per_gpu is None or cards <= cluster.gpus_per_node or cluster.fabric == "none":
+        return None
+    measured = platform(gpu, rules.speed).measured_gpus
+    if not cluster_scaling(cards, cluster, measured, rules.speed.scaling).extrapolated:
+        return None
+    published = rules.speed.scaling.fabrics[cluster.fabric].published_gbps_per_gpu * BITS_PER_BYTE
+    return Reason(ReasonKind.fabric_slower, {"gbit": f"{cluster.gbit_per_gpu:g}", "published": f"{published:g}"})
+
+
 def zero3_gather_seconds(req: Request, gpu: Gpu, cards: int, rules: Rules) -> float:
     """Seconds one micro-step of LoRA / QLoRA spends all-gathering a frozen base that ZeRO-3 shards over
     ``cards`` cards: every pass (forward, the recomputed forward, backward) gathers each layer's weights
@@ -265,6 +279,9 @@ def training_hours(
         "link": link_reason(gpu, cards, node_cards),
         "efficiency": f"{eff:.0%}",
     }
+    slower = slower_fabric(gpu, cards, cluster, all_rules)
+    if slower is not None:
+        scaling["slower_fabric"] = slower
     assumptions = [
         Assumption("train_flops", flops, message=Reason(flops_kind, {"flops": f"{flops:.3g}"})),
         Assumption("mfu", plat.mfu, message=Reason(ReasonKind.mfu, mfu)),

@@ -100,6 +100,7 @@ def _gpu(cat: Catalogue, g: Gpu) -> dict[str, Any]:
         "fp8_tflops_dense": g.fp8_tflops_dense,
         "interconnect": g.interconnect,
         "interconnect_gbps": g.interconnect_gbps,
+        "topology": g.topology.value if g.topology is not None else None,
         "pcie_gen": g.pcie_gen,
         "unconfirmed": sorted(g.unconfirmed_names),
         "offers_any": len(cat.offers_for(g.id)),  # current and history
@@ -156,10 +157,11 @@ def _offer(cat: Catalogue, o: Offer) -> dict[str, Any]:
         "currency": o.currency.value,
         "as_of": o.as_of.isoformat(),
         "variant_unstated": o.variant_unstated,
-        # the cross-host fabric the provider sells (plans.spans_hosts_ok, scaling.cluster_of); null: not stated
+        # the cross-host fabric the provider sells for this GPU's instance family (plans.spans_hosts_ok,
+        # scaling.cluster_of); null: not stated
         "fabric": (
             None
-            if (f := cat.providers[o.provider].fabric) is None
+            if (f := cat.providers[o.provider].fabric_for(o.gpu)) is None
             else {"kind": f.kind.value, "gbps_per_gpu": f.gbps_per_gpu}
         ),
         "label": f"{cat.providers[o.provider].name} {price_label(o)}" + (f"（{o.cards} 卡）" if o.cards > 1 else ""),

@@ -293,6 +293,7 @@ class OwnershipContext:
     inputs: OwnershipInputs | None  # None when the project has no ownership.yaml
     defaults: OwnershipDefaults | None
     electricity: list[SourcedValue]
+    electricity_range: tuple[SourcedValue, SourcedValue] | None  # lowest and highest quoted price
     pue: list[SourcedValue]
     hours_per_month: float
     data: dict[str, Any]  # JSON for docs/javascripts/ownership.js

@@ -92,7 +92,11 @@ REASON_ZH: dict[ReasonKind, str] = {
     ReasonKind.delivery_serving: "推理服务选容器实例，便于弹性扩缩容、按需计费",
     ReasonKind.link_single: "单卡",
     ReasonKind.link_pcie_only: "卡间只有 PCIe {pcie_gen}.0，没有 NVLink 等高速互联",
-    ReasonKind.link_all_to_all: "卡间 {link} 全互联[，每卡 {gbps} GB/s]",
+    ReasonKind.link_nvswitch: "卡间 {link} 经 NVSwitch 全互联[，每卡 {gbps} GB/s]",
+    ReasonKind.link_all_to_all: "卡间 {link} 点对点全互联（每两张卡之间一条直连链路）[，每卡合计 {gbps} GB/s]",
+    ReasonKind.link_cube_mesh: (
+        "卡间 {link} 为 hybrid cube-mesh 拓扑：每张卡只与另外 4 张卡直连，并非任意两卡直连[，每卡合计 {gbps} GB/s]"
+    ),
     ReasonKind.link_bridged: "两张卡用 {link} 桥接[，每卡 {gbps} GB/s]",
     ReasonKind.link_bridged_pairs: "{link} 只能两两桥接，桥接对之间走 PCIe {pcie_gen}.0",
     ReasonKind.link_multi_node: (
@@ -234,7 +238,11 @@ ESTIMATE_ZH: dict[ReasonKind, str] = {
     ),
     ReasonKind.peak_unconfirmed: "（厂商数据表未确认）",
     ReasonKind.mfu_unconfirmed: "（未经公开数据确认的保守假设）",
-    ReasonKind.scaling: "{cards} 张卡，{link}，多卡扩展效率按 {efficiency} 计。",
+    ReasonKind.scaling: "{cards} 张卡，{link}，多卡扩展效率按 {efficiency} 计[；{slower_fabric}]。",
+    ReasonKind.fabric_slower: (
+        "机间网络每卡约 {gbit} Gb/s，低于这一效率所依据的公开运行（每卡 {published} Gb/s），"
+        "多机效率是外推，本站未计入网络更慢的损失，实际可能更低"
+    ),
     ReasonKind.goodput: (
         "租用时间里约 {goodput} 真正在训练，其余耗在故障重启和保存检查点上"
         "（Meta 报告 Llama 3 405B 训练的有效训练时间在 90% 以上）。"

@@ -22,6 +22,14 @@ SOURCE_TIER_NAMES = {
     "article": "第三方文章",
 }
 #: gpus.yaml status kinds, as the page names them
+#: gpus.yaml link topologies as a buyer reads them (the GPU spec table and the metrics page).
+TOPOLOGY_NAMES = {
+    "nvswitch": "NVSwitch 全互联（整机任意两卡满速）",
+    "full_mesh": "点对点全互联（每两卡一条直连链路）",
+    "hybrid_cube_mesh": "hybrid cube-mesh（每卡直连 4 张，并非任意两卡直连）",
+    "bridged_pairs": "两卡一组桥接，组间走 PCIe",
+}
+
 GPU_STATUS_NAMES = {"export_restricted": "出口管制", "discontinued": "停产", "sold_out": "售罄"}
 #: providers.yaml terms, as the provider page words them (key: "<term>.<value>")
 TERM_NAMES = {
@@ -69,6 +77,7 @@ FIGURE_NAMES = {
     GpuFigure.tdp_w.value: "功耗 (W)",
     GpuFigure.interconnect.value: "卡间互联",
     GpuFigure.interconnect_gbps.value: "互联带宽 (GB/s)",
+    GpuFigure.topology.value: "卡间拓扑",
     GpuFigure.pcie_gen.value: "PCIe 代数",
     GpuFigure.release_year.value: "发布年份",
     GpuFigure.compute_capability.value: "CUDA 计算能力",

@@ -44,7 +44,7 @@ from generator.results import comparisons, model_pages
 from generator.results.claims import Verdict
 from generator.results.evaluate import Results
 from generator.results.market import PriceSeries, ProviderSummary, price_series
-from generator.results.ownership import default_inputs, unrented_purchases, unrunnable_purchases
+from generator.results.ownership import default_inputs, electricity_range, unrented_purchases, unrunnable_purchases
 from generator.results.scenarios import ScenarioResult
 
 #: (figure, digits) in the order GPU pages list them
@@ -61,6 +61,7 @@ SPEC_ROWS = [
     ("tdp_w", 0),
     ("interconnect", 0),
     ("interconnect_gbps", 0),
+    ("topology", 0),
     ("pcie_gen", 0),
     ("compute_capability", 1),
 ]
@@ -364,6 +365,7 @@ def plan_rent_or_buy(pl: _Planner) -> None:
             inputs=start,
             defaults=own.defaults if own else None,
             electricity=list(own.electricity) if own else [],
+            electricity_range=electricity_range(own) if own else None,
             pue=list(own.pue) if own else [],
             hours_per_month=cat.rules.cost.hours_per_month,
             data=ownership_form_data(cat, rows, start),

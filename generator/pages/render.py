@@ -20,7 +20,7 @@ from generator.data.records import Offer
 from generator.formats import cny, cny_range, gib, num, pct
 from generator.pages import escape
 from generator.pages.messages import cards_label, explain
-from generator.pages.names import CURRENCY_SIGNS, UNIT_NAMES, variant
+from generator.pages.names import CURRENCY_SIGNS, TOPOLOGY_NAMES, UNIT_NAMES, variant
 
 if TYPE_CHECKING:
     from generator.pages.contexts import PageContext
@@ -75,6 +75,7 @@ def environment(templates: Path) -> jinja2.Environment:
         variant=variant,
         explain=explain,
         cards_label=cards_label,
+        topology_label=TOPOLOGY_NAMES.__getitem__,
     )
     return env
 

@@ -345,6 +345,10 @@ def price_ratio(ins: _Inputs, claim: Claim) -> ClaimResult:
     ratio = ca.cny / cb.cny
     stated = _stated(c)
     verdict = closeness(ratio, stated, ins.cat.claims.tolerance)
+    # Every common basis is like with like: the verdict is the one they share, else "partly" (it then
+    # depends on how the cards are rented, not on which basis happens to come first).
+    others = {k: closeness(pa[k].cny / pb[k].cny, stated, ins.cat.claims.tolerance) for k in common[1:]}
+    split = any(v is not verdict for v in others.values())
     words = _basis_words(basis)
     figures = [
         Figure(f"{a.name} 最低当期租金（{words}）", _price_words(ins.cat, ca)),
@@ -358,6 +362,12 @@ def price_ratio(ins: _Inputs, claim: Claim) -> ClaimResult:
     else:
         compared = f"比说法的 {pct(stated)} {'更低' if ratio < stated else '更高'}"
     why = f"同为{words}的最低当期报价，{a.name} 的租金约为 {b.name} 的 {pct(ratio)}，{compared}。"
+    if split:
+        differ = "；".join(
+            f"{_basis_words(k)}约为 {pct(pa[k].cny / pb[k].cny)}" for k, v in others.items() if v is not verdict
+        )
+        why += f"但换一种同口径（{differ}）结论不同：说法是否成立取决于怎么租，所以只算部分成立。"
+        verdict = Verdict.partly
     if ca.offer.promo or cb.offer.promo:
         why += "其中用到的是活动价，活动结束后比值会变。"
     return ClaimResult(claim, verdict, tuple(figures), why, links, ratio)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from generator.data.catalogue import Catalogue
 from generator.data.editorial import CheckKind, SourcedValue
 from generator.data.records import Gpu, ModelKind, OpenModel, Precision, Workload
-from generator.engine.recommend import links_cards
 from generator.results.model_pages import ModelPage
 from generator.results.ownership import chosen
 
@@ -56,8 +55,7 @@ class BandwidthRow:
 
 @dataclass(frozen=True)
 class LinkRow:
-    gpu: Gpu
-    linked_cards: int  # cards joined by a scale-up link: 8 (a whole server), 2 (bridged pair) or 0
+    gpu: Gpu  # the template shows its interconnect, bandwidth and topology
 
 
 @dataclass(frozen=True)
@@ -121,10 +119,7 @@ def metrics_results(cat: Catalogue, models: list[ModelPage]) -> MetricsResults:
         cards = opt.cards if opt else None
         tps = opt.sizing.decode_tokens_per_s if opt and cards == 1 else None
         bandwidth.append(BandwidthRow(g, g.memory_bandwidth_gbps / w16, tps, cards))
-    links = [
-        LinkRow(g, 8 if links_cards(g, 8) else 2 if links_cards(g, 2) else 0)
-        for g in sorted(gpus, key=lambda g: (-(g.interconnect_gbps or 0), g.id))
-    ]
+    links = [LinkRow(g) for g in sorted(gpus, key=lambda g: (-(g.interconnect_gbps or 0), g.id))]
     own = cat.ownership
     elec = chosen(own.electricity, own.defaults.electricity) if own else None
     pue = chosen(own.pue, own.defaults.pue) if own else None

@@ -5,7 +5,9 @@ change (hours a day, years kept, electricity price, PUE, resale share, hosting p
 
 * owning one card for a month costs
   ``price / cards × (1 − resale) / (12 × years)`` (depreciation to the resale value)
-  ``+ TDP kW × PUE × hours × electricity price`` (power while it works)
+  ``+ kW × PUE × hours × electricity price`` (power while it works: a server at its system power, a
+  single card with its host; the price is the typical one, and the row says whether its answer holds
+  over the lowest and highest prices the file quotes)
   ``+ TDP kW × hosting per kW-month`` (rack space, cooling and network, all month);
 * renting one card for the same hours costs the cheapest current offer's rent for one
   whole instance (hourly offers billed by the hour, monthly offers in full;
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from generator.data.catalogue import Catalogue
 from generator.data.editorial import OwnershipFile, Purchase, PurchaseKind, SourcedValue
@@ -93,6 +95,13 @@ def default_inputs(own: OwnershipFile) -> OwnershipInputs:
 def chosen(entries: Sequence[SourcedValue], entry_id: str) -> SourcedValue:
     """The entry with ``entry_id`` (validate.editorial_check makes sure it exists)."""
     return next(e for e in entries if e.id == entry_id)
+
+
+def electricity_range(own: OwnershipFile) -> tuple[SourcedValue, SourcedValue]:
+    """The lowest and the highest electricity price the file quotes (ties: the first listed); the page
+    shows them around its default, the typical price (``defaults.electricity``)."""
+    entries = list(own.electricity)
+    return min(entries, key=lambda e: e.value), max(entries, key=lambda e: e.value)
 
 
 def hours_per_month(inputs: OwnershipInputs, rules: CostRules) -> float:
@@ -177,11 +186,18 @@ class OwnershipRow:
     rent_offer: Offer
     break_even: float | None
     power_w: float = 0.0  # one card with its share of the machine (system power), watts
+    #: 'own' or 'rent' at the lowest and at the highest quoted electricity price (other inputs unchanged)
+    cheaper_over_range: tuple[str, str] = ("", "")
 
     @property
     def cheaper(self) -> str:
         """'own' or 'rent': which costs less per month over the years kept."""
         return "own" if self.own.total < self.rent else "rent"
+
+    @property
+    def verdict_holds(self) -> bool:
+        """Whether the answer is the same anywhere in the quoted electricity range."""
+        return all(v in ("", self.cheaper) for v in self.cheaper_over_range)
 
 
 def cheapest_rent(cat: Catalogue, gpu_id: str, inputs: OwnershipInputs) -> tuple[float, Offer] | None:
@@ -208,10 +224,30 @@ def ownership_rows(cat: Catalogue, inputs: OwnershipInputs | None = None) -> lis
         per_card = p.price_cny / p.cards
         watts = power_per_card_w(p, gpu, own)
         month = own_month(per_card, watts, inputs, cat.rules.cost)
+        ends = tuple(
+            _cheaper(per_card, watts, rent[0], replace(inputs, electricity_cny_per_kwh=e.value), cat.rules.cost)
+            for e in electricity_range(own)
+        )
         rows.append(
-            OwnershipRow(p, gpu, per_card, month, rent[0], rent[1], break_even_months(per_card, rent[0], month), watts)
+            OwnershipRow(
+                p,
+                gpu,
+                per_card,
+                month,
+                rent[0],
+                rent[1],
+                break_even_months(per_card, rent[0], month),
+                watts,
+                (ends[0], ends[1]),
+            )
         )
     return rows
+
+
+def _cheaper(per_card: float, watts: float, rent: float, inputs: OwnershipInputs, rules: CostRules) -> str:
+    """'own' or 'rent' for one card at ``inputs`` against ``rent`` (the electricity price does not change
+    the rent, so the row's holds)."""
+    return "own" if own_month(per_card, watts, inputs, rules).total < rent else "rent"
 
 
 def unrunnable_purchases(cat: Catalogue) -> list[tuple[Purchase, Gpu]]:

@@ -4,9 +4,12 @@ import { reason } from "./reason.js";
 
 const BRIDGE_CARDS = 2;
 
-/** Gpu.has_nvlink_class_link: a dedicated scale-up link (SXM and OAM modules). */
+/** _SERVER_LINK: the reason kind of each server-wide topology. */
+const SERVER_LINK = { nvswitch: "link_nvswitch", full_mesh: "link_all_to_all", hybrid_cube_mesh: "link_cube_mesh" };
+
+/** Gpu.has_nvlink_class_link: a server-wide scale-up link (NVSwitch, full mesh or hybrid cube-mesh). */
 export function hasNvlinkClassLink(gpu) {
-  return gpu.interconnect !== null && (gpu.form_factor === "sxm" || gpu.form_factor === "oam");
+  return gpu.topology !== null && gpu.topology !== undefined && gpu.topology !== "bridged_pairs";
 }
 
 /** Gpu.tensor_tflops: dense 16-bit tensor TFLOPS, BF16 else FP16. */
@@ -36,8 +39,8 @@ export function linkReason(gpu, cards, nodeCards = null) {
   if (gpu.interconnect !== null) params.link = gpu.interconnect;
   if (gpu.interconnect_gbps) params.gbps = general(gpu.interconnect_gbps);
   if (cards <= 1) return reason("link_single");
-  if (gpu.interconnect === null) return reason("link_pcie_only", params);
-  if (hasNvlinkClassLink(gpu)) return reason("link_all_to_all", params);
+  if (gpu.interconnect === null || gpu.topology === null || gpu.topology === undefined) return reason("link_pcie_only", params);
+  if (Object.hasOwn(SERVER_LINK, gpu.topology)) return reason(SERVER_LINK[gpu.topology], params);
   if (cards <= BRIDGE_CARDS) return reason("link_bridged", params);
   return reason("link_bridged_pairs", params);
 }

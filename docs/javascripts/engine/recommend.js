@@ -90,7 +90,7 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
   }
   applyPlan(opt, best, measure);
   opt.unconfirmed_support = !verdict.confirmed;
-  opt.unconfirmed_speed = (measure === "cost_per_mtok" || measure === "cost_per_kimage") && speedUnconfirmed(gpu);
+  opt.unconfirmed_speed = measureUnconfirmed(measure, workload, gpu);
   if (measure === "job_rent") opt.faster = fasterPlan(search, rules.decision.faster_note_tolerance);
   opt.runner_ups = bestPerProvider(search, best.offer.provider, rules.prices.runner_ups).map((p) => ({
     offer: p.offer, monthly: p.monthly, job_cost_cny: p.job_cost_cny, cost_per_mtok_cny: p.load ? p.load.cost_per_mtok_cny : null,
@@ -118,6 +118,19 @@ export const tentative = (o) => o.unconfirmed_support || o.unconfirmed_speed;
 export function speedUnconfirmed(gpu) {
   const tensor = gpu.bf16_tflops_dense ? "bf16_tflops_dense" : "fp16_tflops_dense";
   return gpu.unconfirmed.includes("memory_bandwidth_gbps") || gpu.unconfirmed.includes(tensor);
+}
+
+/** training_speed_unconfirmed: a training job's hours rest on an unconfirmed tensor figure (QLoRA: or bandwidth). */
+export function trainingSpeedUnconfirmed(gpu, workload) {
+  const tensor = gpu.bf16_tflops_dense ? "bf16_tflops_dense" : "fp16_tflops_dense";
+  return gpu.unconfirmed.includes(tensor) || (workload === "qlora" && gpu.unconfirmed.includes("memory_bandwidth_gbps"));
+}
+
+/** measure_unconfirmed: the ranking measure rests on an unconfirmed speed figure (a monthly total does not). */
+export function measureUnconfirmed(measure, workload, gpu) {
+  if (measure === "cost_per_mtok" || measure === "cost_per_kimage") return speedUnconfirmed(gpu);
+  if (measure === "job_rent") return trainingSpeedUnconfirmed(gpu, workload);
+  return false;
 }
 
 /** data_parallel_ok */
