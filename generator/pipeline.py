@@ -24,6 +24,7 @@ from generator.publish.site_config import SiteSettings, read_site_settings
 from generator.publish.swap import Interrupted, deferred_signals, site_stage_for, stage_docs, swap_all
 from generator.results.evaluate import Results, evaluate
 from generator.results.scenarios import editor_notices
+from generator.results.trust import calibration_trust
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ class Project:
     readme: Path
     #: the date prices are judged against (see Catalogue.build_date); the command line resolves it
     build_date: dt.date | None = None
+    #: the calibration set pages name their figures' record from (docs-dev/calibration); None: no note
+    calibration: Path | None = None
 
     @classmethod
     def at(cls, root: Path, data: Path | None = None, build_date: dt.date | None = None) -> Project:
@@ -53,6 +56,7 @@ class Project:
             config=root / "mkdocs.yml",
             readme=root / "README.md",
             build_date=build_date,
+            calibration=root / "docs-dev" / "calibration",
         )
 
 
@@ -76,7 +80,8 @@ def generate(project: Project, *, production: bool = False) -> Generated:
     if cat is None or settings is None or errors(problems):
         raise DataError(problems)
     results = evaluate(cat)
-    files = generated_files(cat, results, project.templates, settings.site_url)
+    trust = calibration_trust(project.calibration, cat)
+    files = generated_files(cat, results, project.templates, settings.site_url, trust)
     return Generated(cat, results, files, problems + editor_notices(cat, results.scenarios), settings)
 
 

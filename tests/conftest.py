@@ -96,6 +96,7 @@ def make_project(tmp: Path, edit: Callable[[Path], None] | None = None) -> Path:
     )
     shutil.copytree(REPO / "templates", root / "templates")
     shutil.copy(MINI / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(MINI / "calibration", root / "docs-dev" / "calibration")  # the pages' calibration notes
     (root / "docs" / "javascripts").mkdir(parents=True)
     (root / "docs" / "stylesheets").mkdir(parents=True)
     shutil.copy(REPO / "docs" / "javascripts" / "sortable.js", root / "docs" / "javascripts")

@@ -97,6 +97,7 @@ def test_bad_data_aborts_and_changes_nothing(mini: Path, capsys: pytest.CaptureF
         ".gpu-guide.lock",
         "data",
         "docs",
+        "docs-dev",
         "mkdocs.yml",
         "site",
         "templates",

@@ -18,6 +18,7 @@ from generator.data.calibration import load_calibration
 from generator.data.catalogue import Catalogue
 from generator.data.validate import load_catalogue
 from generator.engine.calibration import CaseResult, run, summarise
+from generator.engine.request import Request
 
 REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "docs-dev" / "calibration"
@@ -105,3 +106,56 @@ def test_a_bad_case_file_is_reported_at_its_line(tmp_path: Path) -> None:
     )
     files, problems = load_calibration(folder)
     assert not files and problems and all(p.file == "bad.yaml" for p in problems)
+
+
+def test_a_serving_case_is_predicted_and_reported_under_its_runtime(tmp_path: Path, catalogue: Catalogue) -> None:
+    """A case measured on transformers is predicted with the transformers runtime and reported in its own
+    group; llama-bench's pp 512 (prompt tokens per second) is 512 tokens over the predicted prefill time."""
+    folder = tmp_path / "cal"
+    folder.mkdir()
+    case = """  - id: {id}
+    kind: {kind}
+    model: Llama 2 7B
+    arch: {{params_b: 6.74, layers: 32, hidden: 4096, heads: 32, kv_heads: 32, intermediate: 11008, vocab: 32000}}
+    gpu: a100-sxm-80g
+    gpus: 1
+    runtime: {runtime}
+    precision: bf16
+    batch: 1
+    prompt_tokens: {prompt}
+    output_tokens: {output}
+    metric: {metric}
+    published: {published}
+    engine: x
+    source: https://example.org/
+    where: x
+    quote: x
+    confidence: high
+"""
+    cases = [
+        case.format(id="hf", kind="decode_single", runtime="transformers", prompt=1, output=128,
+                    metric="output_tokens_per_s", published=30),
+        case.format(id="vllm", kind="decode_single", runtime="vllm", prompt=1, output=128,
+                    metric="output_tokens_per_s", published=90),
+        case.format(id="pp", kind="ttft", runtime="llama.cpp", prompt=512, output=1,
+                    metric="prompt_tokens_per_s", published=8000),
+    ]  # fmt: skip
+    (folder / "x.yaml").write_text("description: x\nheld_out: false\nserving:\n" + "".join(cases), encoding="utf-8")
+    files, problems = load_calibration(folder)
+    assert not problems
+    by_id = {r.id: r for r in run(files, catalogue.gpus, catalogue.rules)}
+    assert by_id["hf"].group == "serving_transformers" and by_id["vllm"].group == "serving"
+    assert by_id["pp"].group == "serving_llamacpp"
+    # the same model and card: transformers' host floor makes it slower than vLLM
+    assert by_id["hf"].predicted < by_id["vllm"].predicted
+    from generator.data.records import Precision, Runtime, Workload
+    from generator.engine import speed
+    from generator.engine.calibration import _arch
+
+    arch = _arch(files["x.yaml"].serving[2].arch, catalogue.rules)
+    req = Request.with_defaults(
+        catalogue.rules.defaults, Workload.inference, arch, Precision.bf16, batch=1, context=513, gpus=1,
+        runtime=Runtime.llama_cpp,
+    )  # fmt: skip
+    prefill = speed.prefill_seconds(req, catalogue.gpus["a100-sxm-80g"], 1, catalogue.rules, 512, 1)
+    assert by_id["pp"].predicted == pytest.approx(512 / prefill)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from generator.data.records import FormFactor, Gpu, LinkTopology, Precision, Vendor, Workload
+from generator.data.records import FormFactor, Gpu, LinkTopology, Precision, Runtime, Vendor, Workload
 from generator.data.rules import Rules
 from generator.engine.arch import Arch
 from generator.engine.links import link_kind, link_reason
@@ -588,3 +588,73 @@ def test_a_fabric_slower_than_the_published_runs_is_said_not_hidden() -> None:
     assert "slower_fabric" not in scaling_reason(p4d, 8).params
     hours = [training_hours(req, 1e12, A100_SXM, 16, RULES, c).hours for c in (p4d, p5)]
     assert hours[0] == pytest.approx(hours[1])
+
+
+# --------------------------------------------------------------------------- the runtime's schedule (issue 18)
+
+
+def _plain_transformers() -> Rules:
+    """The rules with transformers' host floor and KV traffic switched off: only its layer split is left."""
+    rt = dict(RULES.speed.runtimes)
+    rt[Runtime.transformers] = rt[Runtime.transformers].model_copy(update={"host_ms_per_layer": 0.0, "kv_traffic": 1.0})
+    return RULES.model_copy(update={"speed": RULES.speed.model_copy(update={"runtimes": rt})})
+
+
+def test_transformers_splits_layers_and_the_cards_work_one_after_another() -> None:
+    """device_map puts each card's run of layers on it: a decode step streams all 13.22 GB of Llama 2 7B's
+    weights (6.74e9 x 2 B less the 32,000 x 4,096 x 2 B input-embedding lookup) at ONE card's bandwidth
+    (A100: 2,039 GB/s x the bandwidth share), with one hop between the two cards and no all-reduce; vLLM's
+    two-way tensor parallelism streams half per card at the same time. Worked by hand."""
+    bw = 2039e9 * SPEED.decode.bandwidth_efficiency
+    weights = 6.74e9 * 2 - 32000 * 4096 * 2
+    rules = _plain_transformers()
+    split = decode_step(LLAMA2_7B, Precision.bf16, Precision.bf16, 1, 1, A100, 2, rules, Runtime.transformers)
+    assert split.weights == pytest.approx(weights / bw)
+    assert split.comm == pytest.approx(SPEED.decode.pipeline_hop_us * 1e-6)  # one hop, no all-reduce
+    kv = 32 * 2 * 32 * 128 * 2 / bw  # one token's K and V in every layer, read card after card
+    assert split.kv == pytest.approx(kv)
+    # Control: vLLM on the same two cards halves the weights per card and pays two all-reduces per layer.
+    tp = decode_step(LLAMA2_7B, Precision.bf16, Precision.bf16, 1, 1, A100, 2, rules, Runtime.vllm)
+    assert tp.weights == pytest.approx(weights / 2 / bw)
+    assert tp.comm > 32 * 2 * SPEED.decode.allreduce_latency_us.nvlink * 1e-6
+
+
+def test_transformers_decode_never_beats_the_hosts_per_layer_floor() -> None:
+    """Eager PyTorch issues every layer's kernels from Python: 32 layers x host_ms_per_layer is the
+    shortest step, longer than streaming Llama 2 7B's 13.22 GB on an A100 (8.6 ms at the bandwidth share);
+    the KV cache of one 1-token context (32 layers x K and V x 32 heads x 128 x 2 B) moves kv_traffic
+    times. Worked by hand; vLLM (CUDA graphs) has no floor."""
+    rt = RULES.speed.runtimes[Runtime.transformers]
+    bw = 2039e9 * SPEED.decode.bandwidth_efficiency
+    step = decode_step(LLAMA2_7B, Precision.bf16, Precision.bf16, 1, 1, A100, 1, RULES, Runtime.transformers)
+    floor = 32 * rt.host_ms_per_layer / 1000
+    kv = 32 * 2 * 32 * 128 * 2 * rt.kv_traffic / bw
+    assert floor > (6.74e9 * 2 - 32000 * 4096 * 2) / bw
+    assert step.seconds == pytest.approx(floor + kv + SPEED.decode.step_overhead_ms / 1000)
+    assert step.bound == "host"
+    vllm = decode_step(LLAMA2_7B, Precision.bf16, Precision.bf16, 1, 1, A100, 1, RULES, Runtime.vllm)
+    assert vllm.seconds < step.seconds and vllm.bound == "memory"
+
+
+def test_static_batching_makes_every_request_wait_for_the_whole_batchs_prefill() -> None:
+    """generate() prefills the batch in one forward before any sequence gets a token: 8 requests of 2,048
+    prompt tokens all see their first token after the prefill of 8 x 2,048 tokens. vLLM (continuous
+    batching) gives an idle replica's request its first token after its own prompt."""
+    req = Request.with_defaults(
+        RULES.defaults, Workload.inference, LLAMA2_7B, Precision.bf16, context=2304, runtime=Runtime.transformers
+    )
+    hf = serve(req, A100, 1, RULES, 2048, 256, 8)
+    assert hf.ttft_s == pytest.approx(prefill_seconds(req, A100, 1, RULES, 2048, 8))
+    vllm = serve(replace(req, runtime=Runtime.vllm), A100, 1, RULES, 2048, 256, 8)
+    assert vllm.ttft_s == pytest.approx(prefill_seconds(replace(req, runtime=Runtime.vllm), A100, 1, RULES, 2048, 1))
+    assert vllm.ttft_s < hf.ttft_s / 4
+
+
+def test_layer_split_prefill_computes_on_one_card_at_a_time() -> None:
+    """A 2,048-token prompt of Llama 2 7B on two A100s: layer split runs the whole prompt's FLOPs on one
+    card at a time (as slow as one card, plus a hop); tensor parallelism splits them over both."""
+    req = Request.with_defaults(RULES.defaults, Workload.inference, LLAMA2_7B, Precision.bf16, context=2048)
+    one = prefill_seconds(replace(req, runtime=Runtime.llama_cpp), A100, 1, RULES, 2048, 1)
+    two = prefill_seconds(replace(req, runtime=Runtime.llama_cpp), A100, 2, RULES, 2048, 1)
+    assert two == pytest.approx(one + SPEED.decode.pipeline_hop_us * 1e-6)
+    assert prefill_seconds(req, A100, 2, RULES, 2048, 1) < 0.75 * one

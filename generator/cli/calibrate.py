@@ -23,6 +23,8 @@ GROUP_NAMES = {
     "training": "pre-training time",
     "finetune": "fine-tuning speed",
     "serving": "serving speed",
+    "serving_transformers": "serving speed (transformers)",
+    "serving_llamacpp": "serving speed (llama.cpp)",
     "diffusion": "image-model memory",
     "memory": "language-model memory",
     "inference_memory": "serving memory by runtime",

@@ -96,14 +96,24 @@ class ServingCase(_Case):
     arch: CaseArch
     gpu: Slug
     gpu_overrides: dict[str, float | int | str] = Field(default_factory=dict)
-    gpus: int = Field(ge=1, description="Cards of the tensor-parallel group.")
+    gpus: int = Field(ge=1, description="Cards the model runs on (split the runtime's way).")
+    runtime: Annotated[Runtime, Strict(False)] = Field(
+        default=Runtime.vllm,
+        description="The runtime model the engine predicts with: vllm for vLLM and the engines that schedule "
+        "like it (TensorRT-LLM, LMDeploy ...); transformers or llama.cpp for those runtimes' own measurements.",
+    )
     precision: PrecisionName
     kv_precision: PrecisionName | None = None
     batch: int | None = Field(default=None, ge=1, description="Concurrent requests; null: as many as memory allows.")
     max_concurrency: int | None = Field(default=None, ge=1, description="The engine's cap when batch is null.")
     prompt_tokens: int = Field(ge=1)
     output_tokens: int = Field(ge=1)
-    metric: Literal["per_token_ms", "output_tokens_per_s", "request_latency_s", "ttft_ms"]
+    metric: Literal["per_token_ms", "output_tokens_per_s", "request_latency_s", "ttft_ms", "prompt_tokens_per_s"] = (
+        Field(
+            description="prompt_tokens_per_s: prompt tokens processed per second (llama-bench's pp test); "
+            "output_tokens_per_s divides by the whole request's time when the source does (Qwen's speed benchmark)."
+        )
+    )
     per_gpu: bool = Field(default=False, description="The published rate is per GPU, not for the whole group.")
     published: float = Field(gt=0)
     engine: ShortText

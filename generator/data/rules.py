@@ -652,6 +652,28 @@ class ImageSpeedRules(_Section):
     )
 
 
+class RuntimeSpeed(_Section):
+    """How one serving runtime schedules and splits a language model's work (generator/engine/speed.py)."""
+
+    multi_card: Literal["tensor_parallel", "layer_split"] = Field(
+        description="tensor_parallel: every card works on every layer (vLLM); layer_split: each card holds a "
+        "run of layers and the cards work one after another (transformers device_map, llama.cpp --split-mode layer)."
+    )
+    batching: Literal["continuous", "static"] = Field(
+        description="continuous: a request starts as soon as there is room (vLLM, llama-server); static: a batch "
+        "is prefilled together and decodes until its longest answer ends (transformers generate)."
+    )
+    host_ms_per_layer: float = Field(
+        ge=0,
+        description="Milliseconds the host needs to issue one decoder layer's kernels; a step never runs faster "
+        "than layers x this (0: the runtime replays captured CUDA graphs).",
+    )
+    kv_traffic: float = Field(
+        ge=1, description="KV-cache bytes moved per decode step as a multiple of reading the cache once."
+    )
+    source: HttpUrl = Field(description="Where the runtime's scheduling is described (its source or docs).")
+
+
 class SpeedRules(_Section):
     """Everything the speed estimator needs."""
 
@@ -667,6 +689,9 @@ class SpeedRules(_Section):
     prefill_mfu: float = Field(gt=0, le=1, description="Share of the dense peak prompt processing reaches.")
     fp8_speedup: float = Field(ge=1, description="FP8 GEMM speed over BF16 in practice.")
     serving: ServingRules = Field(description="Serving engine limits.")
+    runtimes: dict[Annotated[Runtime, Strict(False)], RuntimeSpeed] = Field(
+        description="Scheduling and multi-card split per serving runtime (a request's runtime)."
+    )
     image: ImageSpeedRules = Field(description="Image generation speed.")
 
 

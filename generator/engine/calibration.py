@@ -22,7 +22,7 @@ from generator.data.calibration import (
     ServingCase,
     TrainingCase,
 )
-from generator.data.records import Gpu, ModelKind, Precision, Workload
+from generator.data.records import Gpu, ModelKind, Precision, Runtime, Workload
 from generator.data.rules import Rules
 from generator.engine import image_speed, memory, speed
 from generator.engine.arch import Arch, Component
@@ -32,6 +32,26 @@ from generator.engine.units import SECONDS_PER_HOUR
 
 #: Training workloads reported as the fine-tuning group (pre-training is "training").
 FINETUNE = frozenset({Workload.lora, Workload.qlora, Workload.full})
+
+#: The calibration group of a serving case by the runtime the engine predicts it with.
+SERVING_GROUP = {
+    Runtime.vllm: "serving",
+    Runtime.transformers: "serving_transformers",
+    Runtime.llama_cpp: "serving_llamacpp",
+}
+
+#: Every group, in the order reports list them.
+GROUPS = (
+    "training",
+    "finetune",
+    "serving",
+    "serving_transformers",
+    "serving_llamacpp",
+    "diffusion",
+    "memory",
+    "inference_memory",
+    "image_speed",
+)
 
 #: Metrics that are times: a larger published value means slower.
 TIME_METRICS = frozenset(
@@ -43,7 +63,7 @@ TIME_METRICS = frozenset(
 class CaseResult:
     file: str
     held_out: bool
-    group: str  # training | finetune | serving | diffusion | memory | inference_memory | image_speed
+    group: str  # one of GROUPS: training | finetune | serving[_transformers|_llamacpp] | diffusion | memory | inference_memory | image_speed
     kind: str  # serving: decode_single ...; training: the workload; inference_memory: the runtime; else the group
     id: str
     metric: str
@@ -107,10 +127,12 @@ def predict_serving(case: ServingCase, gpus: dict[str, Gpu], rules: Rules) -> fl
     context = case.prompt_tokens + case.output_tokens
     req = Request.with_defaults(
         rules.defaults, Workload.inference, _arch(case.arch, rules), case.precision, kv_precision=case.kv_precision,
-        batch=case.batch or 1, context=context, gpus=n,
+        batch=case.batch or 1, context=context, gpus=n, runtime=case.runtime,
     )  # fmt: skip
     batch = case.batch or speed.max_concurrency(req, gpu, n, rules, cap=case.max_concurrency)[0]
     point = speed.serve(req, gpu, n, rules, case.prompt_tokens, case.output_tokens, batch)
+    if case.metric == "prompt_tokens_per_s":
+        return case.prompt_tokens * batch / speed.prefill_seconds(req, gpu, n, rules, case.prompt_tokens, batch)
     if case.metric == "ttft_ms":
         return speed.prefill_seconds(req, gpu, n, rules, case.prompt_tokens, batch) * 1000
     if case.metric == "per_token_ms":
@@ -184,7 +206,7 @@ def run(files: dict[str, CalibrationFile], gpus: dict[str, Gpu], rules: Rules) -
             out.append(CaseResult(name, f.held_out, group, t.workload.value, t.id, t.metric, t.published,
                                   predict_training(t, gpus, rules)))  # fmt: skip
         for s in f.serving:
-            out.append(CaseResult(name, f.held_out, "serving", s.kind, s.id, s.metric, s.published,
+            out.append(CaseResult(name, f.held_out, SERVING_GROUP[s.runtime], s.kind, s.id, s.metric, s.published,
                                   predict_serving(s, gpus, rules)))  # fmt: skip
         for d in f.diffusion:
             out.append(CaseResult(name, f.held_out, "diffusion", "diffusion", d.id, d.metric, d.published,
@@ -206,7 +228,7 @@ def summarise(results: list[CaseResult]) -> list[GroupSummary]:
     import math
 
     out = []
-    for group in ("training", "finetune", "serving", "diffusion", "memory", "inference_memory", "image_speed"):
+    for group in GROUPS:
         for held in (False, True):
             mine = [r for r in results if r.group == group and r.held_out is held]
             if not mine:

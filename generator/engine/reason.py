@@ -162,8 +162,11 @@ class ReasonKind(StrEnum):
     bound_compute = "bound_compute"  # compute
     bound_dequant = "bound_dequant"  # dequantization
     bound_kv = "bound_kv"  # reading the KV cache
+    bound_host = "bound_host"  # the host issuing kernels (eager PyTorch, no CUDA graphs)
     decode_dequant = "decode_dequant"  # a weight-only format dequantizes every step
     decode_parallel = "decode_parallel"  # the cards' split (pp: pipeline stages) and link
+    decode_layer_split = "decode_layer_split"  # the runtime splits layers over the cards, one card at a time
+    decode_runtime = "decode_runtime"  # the runtime's host floor and KV traffic per step (transformers)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,13 @@ First-order roofline estimates, each term calibrated against published runs
   all-reduces per layer under tensor parallelism and a fixed per-step cost;
 * prompt processing (prefill) is compute-bound, but never faster than reading the weights once;
 * serving at a concurrency time-shares prefill and decode: a wave of ``c`` requests takes the
-  prefill of all prompts plus ``output`` decode steps.
+  prefill of all prompts plus ``output`` decode steps;
+* the runtime decides how cards split the work and what a step costs beyond the GPU
+  (``speed.runtimes``): vLLM runs tensor-parallel with CUDA graphs; Hugging Face transformers
+  ``generate()`` splits layers over the cards (``device_map``: one card works at a time), issues
+  every kernel from Python (a per-layer floor on the step), moves its growing cache more than once
+  per step, and batches statically (a request's first token waits for the whole batch's prefill);
+  llama.cpp splits layers too.
 
 Every constant lives in ``data/rules.yaml`` (:class:`~generator.data.rules.SpeedRules`).
 """
@@ -19,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from generator.data.records import Gpu, Precision, Workload
+from generator.data.records import Gpu, Precision, Runtime, Workload
 from generator.data.rules import LinkKind, MemoryRules, Rules, ServingRules, SpeedRules, TrainingPlatform
 from generator.engine import memory
 from generator.engine.arch import Arch
@@ -59,14 +65,21 @@ class Step:
     weights: float  # streaming the weights
     gemm: float  # the batch's matmuls
     dequant: float  # weight-only quantized formats: dequantizing on the CUDA cores
-    kv: float  # reading the KV cache
+    kv: float  # reading the KV cache (times the runtime's kv_traffic)
     comm: float  # tensor-parallel all-reduces and pipeline hops
     overhead: float  # sampling, scheduling, launches
+    host: float = 0.0  # the runtime's floor: layers x the host's time to issue one layer's kernels
 
     @property
     def bound(self) -> str:
-        """What limits the step: memory, compute, dequant or kv."""
-        parts = {"memory": self.weights, "compute": self.gemm, "dequant": self.dequant, "kv": self.kv}
+        """What limits the step: memory, compute, dequant, kv or host."""
+        parts = {
+            "memory": self.weights,
+            "compute": self.gemm,
+            "dequant": self.dequant,
+            "kv": self.kv,
+            "host": self.host,
+        }
         return max(parts, key=lambda k: parts[k])
 
 
@@ -76,7 +89,7 @@ class Throughput:
 
     tokens_per_s: float  # output tokens per second over the whole batch
     per_token_ms: float  # one decode step = time between two tokens of one sequence
-    bound: str  # "memory" | "compute" | "dequant" | "kv"
+    bound: str  # "memory" | "compute" | "dequant" | "kv" | "host"
     assumptions: list[Assumption]
 
 
@@ -89,7 +102,7 @@ class Serving:
     output_tokens: int
     prefill_s: float  # all prompts of one wave
     step_s: float  # one decode step halfway through the answers
-    ttft_s: float  # time to first token of one request on an idle replica
+    ttft_s: float  # time to first token: its prompt alone on an idle replica; static batching: the wave's prefill
 
     @property
     def wave_s(self) -> float:
@@ -416,47 +429,82 @@ def _sixteen_bit_head(arch: Arch, prec: Precision, mem: MemoryRules) -> float:
     return arch.input_embedding_params * mem.embedding_bits / BITS_PER_BYTE
 
 
-def _dequant_seconds(arch: Arch, prec: Precision, gpu: Gpu, cards: int, rules: Rules, batch: int) -> float:
+def serving_layout(cards: int, runtime: Runtime, rules: Rules) -> tuple[int, int]:
+    """(tensor-parallel size, stages run one after another) for serving on ``cards`` cards.
+
+    vLLM: tensor parallelism inside a server, pipeline stages beyond (:func:`parallel_layout`). A
+    layer-split runtime (transformers ``device_map``, llama.cpp ``--split-mode layer``): every card is a
+    stage of its own and only one works at a time.
+    """
+    if rules.speed.runtimes[runtime].multi_card == "layer_split":
+        return 1, cards
+    return parallel_layout(cards, rules.memory)
+
+
+def _dequant_seconds(
+    arch: Arch, prec: Precision, gpu: Gpu, cards: int, rules: Rules, batch: int, runtime: Runtime
+) -> float:
     ops = rules.speed.decode.dequant_ops_per_weight.get(prec)
     if not ops:
         return 0.0
     fp32 = (gpu.fp32_tflops or gpu.tensor_tflops / _TENSOR_TO_FP32) * TERA
-    _tp, pp = parallel_layout(cards, rules.memory)
+    _tp, pp = serving_layout(cards, runtime, rules)
     return _dequant_params(arch, prec, rules.memory, batch) / cards * pp * ops / fp32
 
 
-def _comm_seconds(arch: Arch, gpu: Gpu, cards: int, tokens: int, rules: Rules) -> float:
+def _comm_seconds(arch: Arch, gpu: Gpu, cards: int, tokens: int, rules: Rules, runtime: Runtime) -> float:
     """Two all-reduces per decoder layer of ``tokens`` hidden states (Megatron-LM tensor
-    parallelism: after attention and after the MLP), plus the hops between pipeline stages."""
-    tp, pp = parallel_layout(cards, rules.memory)
+    parallelism: after attention and after the MLP), plus the hops between stages."""
+    tp, pp = serving_layout(cards, runtime, rules)
     message = tokens * arch.hidden * rules.memory.inference.activation_bytes
-    per_layer = 2 * allreduce_seconds(gpu, tp, message, rules.memory, rules.speed)
+    per_layer = 2 * allreduce_seconds(gpu, tp, message, rules.memory, rules.speed) if tp > 1 else 0.0
     return arch.layers * per_layer + (pp - 1) * rules.speed.decode.pipeline_hop_us * 1e-6
 
 
+def host_floor_seconds(arch: Arch, runtime: Runtime, rules: Rules) -> float:
+    """The shortest forward pass the runtime's host allows: layers x the time to issue one layer's kernels
+    (0 for a runtime that replays CUDA graphs)."""
+    return arch.layers * rules.speed.runtimes[runtime].host_ms_per_layer / 1000
+
+
 def decode_step(
-    arch: Arch, prec: Precision, kv_prec: Precision, batch: int, context: int, gpu: Gpu, cards: int, rules: Rules
+    arch: Arch,
+    prec: Precision,
+    kv_prec: Precision,
+    batch: int,
+    context: int,
+    gpu: Gpu,
+    cards: int,
+    rules: Rules,
+    runtime: Runtime = Runtime.vllm,
 ) -> Step:
     """One decode step of ``batch`` sequences holding ``context`` tokens each, on ``cards`` cards.
 
-    The weights part is the slowest of streaming the weights, running the GEMMs and dequantizing
-    (they overlap inside each layer's kernels); a dequantizing format's 16-bit output head is read by
-    a kernel of its own and adds to it, as do reading the KV cache, the all-reduces and the fixed
-    step cost. Pipeline stages (beyond one server) run one after another.
+    The weights part is the slowest of streaming the weights, running the GEMMs, dequantizing
+    (they overlap inside each layer's kernels) and the runtime's host floor (the GPU waits for kernels
+    the host has not issued yet); a dequantizing format's 16-bit output head is read by a kernel of its
+    own and adds to it, as do reading the KV cache (``kv_traffic`` times for a runtime that copies it),
+    the all-reduces and the fixed step cost. Stages (pipeline beyond one server; every card under a
+    layer-split runtime) run one after another.
     """
     d, mem = rules.speed.decode, rules.memory
-    tp, pp = parallel_layout(cards, mem)
+    rt = rules.speed.runtimes[runtime]
+    tp, pp = serving_layout(cards, runtime, rules)
     bw = gpu.memory_bandwidth_gbps * GIGA * d.bandwidth_efficiency
     weights = _weights_read(arch, prec, mem, batch) / cards * pp / bw
     flops = forward_flops_per_token(arch, 0, rules.speed) * batch
     gemm = flops / (tp * _gemm_tflops(gpu, prec, rules.speed) * TERA * d.compute_efficiency)
-    dequant = _dequant_seconds(arch, prec, gpu, cards, rules, batch)
+    dequant = _dequant_seconds(arch, prec, gpu, cards, rules, batch, runtime)
     head = _sixteen_bit_head(arch, prec, mem) / tp / bw if dequant else 0.0
-    kv = kv_bytes_per_sequence(arch, kv_prec, mem, cards, context) * batch * pp / bw
-    comm = _comm_seconds(arch, gpu, cards, batch, rules)
+    # a layer split keeps each layer's whole cache on its card: the cards together read all of it in turn
+    kv_cards = 1 if rt.multi_card == "layer_split" else cards
+    kv_stages = 1 if rt.multi_card == "layer_split" else pp
+    kv = kv_bytes_per_sequence(arch, kv_prec, mem, kv_cards, context) * batch * kv_stages * rt.kv_traffic / bw
+    comm = _comm_seconds(arch, gpu, cards, batch, rules, runtime)
     overhead = d.step_overhead_ms / 1000
-    total = max(weights - head, gemm, dequant) + head + kv + comm + overhead
-    return Step(total, weights, gemm, dequant, kv, comm, overhead)
+    host = host_floor_seconds(arch, runtime, rules)
+    total = max(weights - head, gemm, dequant, host) + head + kv + comm + overhead
+    return Step(total, weights, gemm, dequant, kv, comm, overhead, host)
 
 
 def _kv_precision(req: Request, mem: MemoryRules) -> Precision:
@@ -467,12 +515,13 @@ def decode_throughput(req: Request, gpu: Gpu, cards: int, all_rules: Rules) -> T
     """Steady-state decode speed of ``req.batch`` sequences at ``req.context`` tokens."""
     rules, mem = all_rules.speed, all_rules.memory
     arch, prec = req.arch, req.precision
-    step = decode_step(arch, prec, _kv_precision(req, mem), req.batch, req.context, gpu, cards, all_rules)
+    step = decode_step(arch, prec, _kv_precision(req, mem), req.batch, req.context, gpu, cards, all_rules, req.runtime)
     bound = {
         "memory": ReasonKind.bound_memory,
         "compute": ReasonKind.bound_compute,
         "dequant": ReasonKind.bound_dequant,
         "kv": ReasonKind.bound_kv,
+        "host": ReasonKind.bound_host,
     }[step.bound]
     bandwidth: dict[str, Param] = {
         "bandwidth_gbps": f"{gpu.memory_bandwidth_gbps:g}",
@@ -496,7 +545,22 @@ def decode_throughput(req: Request, gpu: Gpu, cards: int, all_rules: Rules) -> T
                 message=Reason(ReasonKind.decode_dequant, {"precision": prec.value}),
             )
         )
-    if cards > 1:
+    rt = rules.runtimes[req.runtime]
+    runtime_name = mem.inference.runtimes[req.runtime].name
+    if rt.host_ms_per_layer or rt.kv_traffic != 1:
+        costs: dict[str, Param] = {
+            "runtime": runtime_name,
+            "host_ms": f"{rt.host_ms_per_layer:g}",
+            "floor_ms": f"{step.host * 1000:.0f}",
+            "kv_traffic": f"{rt.kv_traffic:g}",
+        }
+        assumptions.append(
+            Assumption("decode_runtime", rt.kv_traffic, message=Reason(ReasonKind.decode_runtime, costs))
+        )
+    if cards > 1 and rt.multi_card == "layer_split":
+        layers: dict[str, Param] = {"runtime": runtime_name, "cards": str(cards)}
+        assumptions.append(Assumption("decode_parallel", 1, message=Reason(ReasonKind.decode_layer_split, layers)))
+    elif cards > 1:
         tp, pp = parallel_layout(cards, mem)
         split: dict[str, Param] = {
             "cards": str(cards),
@@ -530,22 +594,23 @@ def prefill_seconds(
 
     Compute at ``prefill_mfu`` of the dense peak: 2·N per token plus causal attention (each token
     attends to half the prompt on average); never faster than reading the weights once (short
-    prompts) or dequantizing them; plus the all-reduces of the prompt's hidden states and the
-    fixed step cost.
+    prompts), dequantizing them or the runtime's host floor; plus the all-reduces of the prompt's
+    hidden states and the fixed step cost. A layer-split runtime computes on one card at a time.
     """
     rules, mem = all_rules.speed, all_rules.memory
     arch, prec = req.arch, req.precision
     prompt = prompt_tokens if prompt_tokens is not None else req.context
     n = batch if batch is not None else req.batch
-    tp, _pp = parallel_layout(cards, mem)
+    tp, _pp = serving_layout(cards, req.runtime, all_rules)
     tokens = n * prompt
     flops = forward_flops_per_token(arch, prompt // 2, rules) * tokens
     compute = flops / (tp * _gemm_tflops(gpu, prec, rules) * TERA * rules.prefill_mfu)
     bw = gpu.memory_bandwidth_gbps * GIGA * rules.decode.bandwidth_efficiency
     weights = _weights_read(arch, prec, mem, n) / tp / bw
-    dequant = _dequant_seconds(arch, prec, gpu, cards, all_rules, n)
-    comm = _comm_seconds(arch, gpu, cards, tokens, all_rules)
-    return max(compute, weights, dequant) + comm + rules.decode.step_overhead_ms / 1000
+    dequant = _dequant_seconds(arch, prec, gpu, cards, all_rules, n, req.runtime)
+    comm = _comm_seconds(arch, gpu, cards, tokens, all_rules, req.runtime)
+    host = host_floor_seconds(arch, req.runtime, all_rules)
+    return max(compute, weights, dequant, host) + comm + rules.decode.step_overhead_ms / 1000
 
 
 def time_to_first_token(req: Request, gpu: Gpu, cards: int, all_rules: Rules, prompt_tokens: int) -> float:
@@ -554,16 +619,24 @@ def time_to_first_token(req: Request, gpu: Gpu, cards: int, all_rules: Rules, pr
 
 
 def serve(req: Request, gpu: Gpu, cards: int, all_rules: Rules, prompt: int, output: int, concurrency: int) -> Serving:
-    """``concurrency`` requests of ``prompt`` + ``output`` tokens, prefill and decode time-shared."""
+    """``concurrency`` requests of ``prompt`` + ``output`` tokens, prefill and decode time-shared.
+
+    Under static batching (transformers ``generate``) the batch is prefilled in one forward before any
+    sequence gets its first token, so a request's first token waits for the whole wave's prefill.
+    """
     kv_prec = _kv_precision(req, all_rules.memory)
-    step = decode_step(req.arch, req.precision, kv_prec, concurrency, prompt + output // 2, gpu, cards, all_rules)
+    step = decode_step(
+        req.arch, req.precision, kv_prec, concurrency, prompt + output // 2, gpu, cards, all_rules, req.runtime
+    )
+    prefill = prefill_seconds(req, gpu, cards, all_rules, prompt, concurrency)
+    static = all_rules.speed.runtimes[req.runtime].batching == "static"
     return Serving(
         concurrency=concurrency,
         prompt_tokens=prompt,
         output_tokens=output,
-        prefill_s=prefill_seconds(req, gpu, cards, all_rules, prompt, concurrency),
+        prefill_s=prefill,
         step_s=step.seconds,
-        ttft_s=time_to_first_token(req, gpu, cards, all_rules, prompt),
+        ttft_s=prefill if static else time_to_first_token(req, gpu, cards, all_rules, prompt),
     )
 
 

@@ -29,6 +29,7 @@ from generator.results.metrics import MetricsResults
 from generator.results.model_pages import ModelPage
 from generator.results.ownership import OwnershipInputs, OwnershipRow
 from generator.results.trends import TrendResults
+from generator.results.trust import GroupTrust
 
 #: (figure name, label, digits) of one spec table row
 SpecRow = tuple[str, str, int]
@@ -65,6 +66,10 @@ class SiteContext:
     serving_stack: str  # the serving runtime serving figures assume (rules.yaml defaults.runtime), e.g. vLLM
     max_concurrency: str  # the engine's cap on concurrent sequences per card class, in words (rules.yaml speed.serving)
     latency_floor: Any  # rules.decision.latency_floor: the slowest serving a plan may give a user
+    # how far the figures can be trusted (the calibration set's held-out record, results.trust)
+    trust_notes: Callable[[tuple[str, ...] | list[str]], list[GroupTrust]]  # groups -> their records, in order
+    trust_groups: Callable[[Request], tuple[str, ...]]  # a request -> the groups behind its figures
+    calibration_names: Mapping[str, tuple[str, str]]  # group -> (名称, 对应的数字)
 
 
 @dataclass(frozen=True)

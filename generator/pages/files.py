@@ -6,6 +6,8 @@ compares two editions, all from this one function.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 
 from generator.data.catalogue import Catalogue
@@ -16,6 +18,7 @@ from generator.pages.contexts import SiteContext
 from generator.pages.llms import llms_txt
 from generator.pages.names import (
     BILLING_NAMES,
+    CALIBRATION_GROUP_NAMES,
     CURRENCY_NAMES,
     DELIVERY_NAMES,
     FIGURE_NAMES,
@@ -34,9 +37,10 @@ from generator.pages.names import (
 from generator.pages.plan import plan_pages
 from generator.pages.render import MARKER, context_fields, environment, render_page
 from generator.results.evaluate import Results
+from generator.results.trust import GroupTrust, groups_for, notes
 
 
-def site_context(cat: Catalogue) -> SiteContext:
+def site_context(cat: Catalogue, trust: Mapping[str, GroupTrust] | None = None) -> SiteContext:
     return SiteContext(
         as_of=cat.as_of.isoformat(),
         build_date=cat.today.isoformat(),
@@ -65,6 +69,9 @@ def site_context(cat: Catalogue) -> SiteContext:
         serving_stack=cat.rules.memory.inference.runtimes[cat.rules.defaults.runtime].name,
         latency_floor=cat.rules.decision.latency_floor,
         max_concurrency=_concurrency_words(cat),
+        trust_notes=partial(notes, trust or {}),
+        trust_groups=groups_for,
+        calibration_names=CALIBRATION_GROUP_NAMES,
     )
 
 
@@ -77,10 +84,17 @@ def _concurrency_words(cat: Catalogue) -> str:
     )
 
 
-def generated_files(cat: Catalogue, results: Results, templates: Path, site_url: str) -> dict[str, bytes]:
-    """Every generated file under docs/, as bytes."""
+def generated_files(
+    cat: Catalogue,
+    results: Results,
+    templates: Path,
+    site_url: str,
+    trust: Mapping[str, GroupTrust] | None = None,
+) -> dict[str, bytes]:
+    """Every generated file under docs/, as bytes; ``trust``: the calibration set's record per group
+    (results.trust.calibration_trust), named next to the figures it stands behind."""
     env = environment(templates)
-    common = context_fields(site_context(cat))
+    common = context_fields(site_context(cat, trust))
     files: dict[str, bytes] = {}
     drawn = charts.ladder_page_charts(results.ladder, cat)  # once, for the page and the .svg files
     pages = plan_pages(cat, results, site_url, drawn)

@@ -263,12 +263,21 @@ ESTIMATE_ZH: dict[ReasonKind, str] = {
     ReasonKind.bound_compute: "算力",
     ReasonKind.bound_dequant: "反量化计算",
     ReasonKind.bound_kv: "读 KV 缓存",
+    ReasonKind.bound_host: "主机逐层发起内核的速度",
     ReasonKind.decode_dequant: (
         "{precision} 是只量化权重的格式：每一步都要在 CUDA 核心上把权重反量化回 16 位，"
         "FP32 算力少的卡（如 A100）受它限制，提速远小于权重缩小的倍数。"
     ),
     ReasonKind.decode_parallel: (
         "{cards} 张卡切分模型（张量并行 {tp} 路[、流水线 {pp} 段]，{link}）：每层两次 all-reduce，每步通信约 {comm_ms} ms。"
+    ),
+    ReasonKind.decode_layer_split: (
+        "{runtime} 把 {cards} 张卡按层切分：各卡依次算自己那几层，同一时刻只有一张卡在工作，"
+        "所以多卡只多了显存，速度与一张卡读完全部权重相当。"
+    ),
+    ReasonKind.decode_runtime: (
+        "{runtime} 不用 CUDA Graph，每步由 Python 逐层发起内核，约每层 {host_ms} ms，一步不会快于 {floor_ms} ms；"
+        "KV 缓存每步要拼接、收集后再读，按读一遍的 {kv_traffic} 倍计。"
     ),
 }
 REASON_ZH.update(ESTIMATE_ZH)

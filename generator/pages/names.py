@@ -62,6 +62,18 @@ WORKLOAD_NAMES = {
     "full": "全参数微调",
     "pretrain": "预训练",
 }
+#: Calibration groups (generator.engine.calibration.GROUPS): what the group checks and which figures it stands behind.
+CALIBRATION_GROUP_NAMES = {
+    "training": ("预训练用时", "训练时长、卡时"),
+    "finetune": ("微调速度", "微调时长、卡时"),
+    "serving": ("推理速度（vLLM 式调度）", "每秒 token 数、首 token 延迟"),
+    "serving_transformers": ("推理速度（Hugging Face transformers）", "每秒 token 数、首 token 延迟"),
+    "serving_llamacpp": ("推理速度（llama.cpp）", "每秒 token 数、提示处理速度"),
+    "memory": ("权重与 KV 缓存大小", "显存里的权重和 KV 缓存"),
+    "inference_memory": ("推理峰值显存（对照 transformers 实测）", "每卡显存、卡数"),
+    "diffusion": ("图像模型显存", "每卡显存、卡数"),
+    "image_speed": ("出图用时", "每张图秒数、每千张成本"),
+}
 FORM_NAMES = {"sxm": "SXM 模组", "pcie": "PCIe 插卡", "oam": "OAM 模组", "nvl": "NVL 双卡桥接 PCIe 卡"}
 UNIT_NAMES = {"hour": "时", "day": "天", "month": "月", "year": "年"}
 FIGURE_NAMES = {

@@ -152,43 +152,57 @@ function sixteenBitHead(arch, prec, mem) {
   return arch.input_embedding_params * mem.embedding_bits / BITS_PER_BYTE;
 }
 
-function dequantSeconds(arch, prec, gpu, cards, rules, batch) {
+/** serving_layout: [tensor-parallel size, stages run one after another]; a layer-split runtime makes every card a stage. */
+export function servingLayout(cards, runtime, rules) {
+  if (rules.speed.runtimes[runtime].multi_card === "layer_split") return [1, cards];
+  return parallelLayout(cards, rules.memory);
+}
+
+function dequantSeconds(arch, prec, gpu, cards, rules, batch, runtime) {
   const ops = rules.speed.decode.dequant_ops_per_weight[prec];
   if (!ops) return 0;
   const fp32 = (gpu.fp32_tflops || tensorTflops(gpu) / TENSOR_TO_FP32) * TERA;
-  const [, pp] = parallelLayout(cards, rules.memory);
+  const [, pp] = servingLayout(cards, runtime, rules);
   return dequantParams(arch, prec, rules.memory, batch) / cards * pp * ops / fp32;
 }
 
-function commSeconds(arch, gpu, cards, tokens, rules) {
-  const [tp, pp] = parallelLayout(cards, rules.memory);
+function commSeconds(arch, gpu, cards, tokens, rules, runtime) {
+  const [tp, pp] = servingLayout(cards, runtime, rules);
   const message = imul(tokens, arch.hidden) * rules.memory.inference.activation_bytes;
-  const perLayer = 2 * allreduceSeconds(gpu, tp, message, rules.memory, rules.speed);
+  const perLayer = tp > 1 ? 2 * allreduceSeconds(gpu, tp, message, rules.memory, rules.speed) : 0;
   return arch.layers * perLayer + (pp - 1) * rules.speed.decode.pipeline_hop_us * 1e-6;
 }
 
+/** host_floor_seconds: layers x the host's time to issue one layer's kernels (0 with CUDA graphs). */
+export function hostFloorSeconds(arch, runtime, rules) {
+  return arch.layers * rules.speed.runtimes[runtime].host_ms_per_layer / 1000;
+}
+
 /** decode_step: one decode step of `batch` sequences of `context` tokens on `cards` cards. */
-export function decodeStep(arch, prec, kvPrec, batch, context, gpu, cards, rules) {
+export function decodeStep(arch, prec, kvPrec, batch, context, gpu, cards, rules, runtime = "vllm") {
   const d = rules.speed.decode, mem = rules.memory;
-  const [tp, pp] = parallelLayout(cards, mem);
+  const rt = rules.speed.runtimes[runtime];
+  const [tp, pp] = servingLayout(cards, runtime, rules);
   const bw = gpu.memory_bandwidth_gbps * GIGA * d.bandwidth_efficiency;
   const weights = weightsRead(arch, prec, mem, batch) / cards * pp / bw;
   const flops = forwardFlopsPerToken(arch, 0, rules.speed) * batch;
   const gemm = flops / (tp * gemmTflops(gpu, prec, rules.speed) * TERA * d.compute_efficiency);
-  const dequant = dequantSeconds(arch, prec, gpu, cards, rules, batch);
+  const dequant = dequantSeconds(arch, prec, gpu, cards, rules, batch, runtime);
   const head = dequant ? sixteenBitHead(arch, prec, mem) / tp / bw : 0;
-  const kv = kvBytesPerSequence(arch, kvPrec, mem, cards, context) * batch * pp / bw;
-  const comm = commSeconds(arch, gpu, cards, batch, rules);
+  const split = rt.multi_card === "layer_split";
+  const kv = kvBytesPerSequence(arch, kvPrec, mem, split ? 1 : cards, context) * batch * (split ? 1 : pp) * rt.kv_traffic / bw;
+  const comm = commSeconds(arch, gpu, cards, batch, rules, runtime);
   const overhead = d.step_overhead_ms / 1000;
-  const seconds = Math.max(weights - head, gemm, dequant) + head + kv + comm + overhead;
-  return { seconds, weights, gemm, dequant, kv, comm };
+  const host = hostFloorSeconds(arch, runtime, rules);
+  const seconds = Math.max(weights - head, gemm, dequant, host) + head + kv + comm + overhead;
+  return { seconds, weights, gemm, dequant, kv, comm, host };
 }
 
 const kvPrecision = (req, mem) => req.kv_precision || defaultKvPrecision(req.precision, mem);
 
 /** decode_throughput: steady-state decode speed of req.batch sequences at req.context tokens. */
 export function decodeThroughput(req, gpu, cards, rules) {
-  const step = decodeStep(req.arch, req.precision, kvPrecision(req, rules.memory), req.batch, req.context, gpu, cards, rules);
+  const step = decodeStep(req.arch, req.precision, kvPrecision(req, rules.memory), req.batch, req.context, gpu, cards, rules, req.runtime);
   return { tokens_per_s: req.batch / step.seconds, per_token_ms: step.seconds * 1000 };
 }
 
@@ -198,23 +212,26 @@ export function prefillSeconds(req, gpu, cards, rules, promptTokens = null, batc
   const arch = req.arch, prec = req.precision;
   const prompt = promptTokens !== null ? promptTokens : req.context;
   const n = batch !== null ? batch : req.batch;
-  const [tp] = parallelLayout(cards, mem);
+  const [tp] = servingLayout(cards, req.runtime, rules);
   const tokens = imul(n, prompt);
   const flops = forwardFlopsPerToken(arch, floorDiv(prompt, 2), speed) * tokens;
   const compute = flops / (tp * gemmTflops(gpu, prec, speed) * TERA * speed.prefill_mfu);
   const bw = gpu.memory_bandwidth_gbps * GIGA * speed.decode.bandwidth_efficiency;
   const weights = weightsRead(arch, prec, mem, n) / tp / bw;
-  const dequant = dequantSeconds(arch, prec, gpu, cards, rules, n);
-  const comm = commSeconds(arch, gpu, cards, tokens, rules);
-  return Math.max(compute, weights, dequant) + comm + speed.decode.step_overhead_ms / 1000;
+  const dequant = dequantSeconds(arch, prec, gpu, cards, rules, n, req.runtime);
+  const comm = commSeconds(arch, gpu, cards, tokens, rules, req.runtime);
+  const host = hostFloorSeconds(arch, req.runtime, rules);
+  return Math.max(compute, weights, dequant, host) + comm + speed.decode.step_overhead_ms / 1000;
 }
 
-/** serve: `concurrency` requests of prompt + output tokens, prefill and decode time-shared. */
+/** serve: `concurrency` requests of prompt + output tokens, prefill and decode time-shared;
+ * static batching (transformers): a request's first token waits for the whole wave's prefill. */
 export function serve(req, gpu, cards, rules, prompt, output, concurrency) {
   const kvPrec = kvPrecision(req, rules.memory);
-  const step = decodeStep(req.arch, req.precision, kvPrec, concurrency, prompt + floorDiv(output, 2), gpu, cards, rules);
+  const step = decodeStep(req.arch, req.precision, kvPrec, concurrency, prompt + floorDiv(output, 2), gpu, cards, rules, req.runtime);
   const prefill = prefillSeconds(req, gpu, cards, rules, prompt, concurrency);
-  const ttft = prefillSeconds(req, gpu, cards, rules, prompt, 1);
+  const stat = rules.speed.runtimes[req.runtime].batching === "static";
+  const ttft = stat ? prefill : prefillSeconds(req, gpu, cards, rules, prompt, 1);
   const wave = prefill + output * step.seconds;
   return {
     concurrency,
