@@ -129,6 +129,54 @@ def test_qwen25_vl_counts_its_vision_tower_on_top_of_the_language_model() -> Non
     assert read_config(without).total == text.total  # no vision_config, no tower
 
 
+def test_kimi_k2_is_deepseek_v3s_layout_with_384_experts() -> None:
+    """Kimi-K2-Instruct, summed by hand from its config.json as HF ``DeepseekV3ForCausalLM`` builds it
+    (the reader's rule, worked out here term by term): per layer MLA attention 101,124,096 (q_a 7168×1536
+    + its norm, q_b 1536×64×192, kv_a 7168×576 + its norm, kv_b 512×64×256, o 64×128×7168), 60 MoE layers
+    of 384 experts × 3×7168×2048 + router + 1 shared expert, 1 dense layer 3×7168×18432, two norms a
+    layer, untied 163,840 × 7168 tables and the final norm: 1,026,408,209,408. The model card says "Total
+    Parameters 1T, Activated Parameters 32B" (ratios 1.026 and 1.027; 0.990 without the embedding lookup)."""
+    r = read_config(load("kimi-k2-instruct"))
+    attention = 7168 * 1536 + 1536 + 1536 * 64 * 192 + 7168 * 576 + 512 + 512 * 64 * 256 + 64 * 128 * 7168
+    expert = 3 * 7168 * 2048
+    moe = 384 * expert + 384 * 7168 + expert
+    by_hand = 61 * attention + 60 * moe + 3 * 7168 * 18432 + 61 * 2 * 7168 + 2 * 163840 * 7168 + 7168
+    assert r.total == by_hand == 1_026_408_209_408
+    assert abs(r.total / 1e12 - 1) < 0.03
+    active = by_hand - 60 * (384 - 8) * expert
+    assert float(r.flags["active-params"]) * 1e9 == pytest.approx(active)
+    assert abs((active - 163840 * 7168) / 1e9 - 32) / 32 < 0.02
+    assert (r.flags["kv-lora-rank"], r.flags["qk-rope-head-dim"]) == ("512", "64")
+    assert (r.flags["experts"], r.flags["experts-per-token"], r.flags["shared-experts"]) == ("384", "8", "1")
+    assert (r.flags["dense-layers"], r.flags["intermediate"], r.flags["head-dim"]) == ("1", "2048", "192")
+
+
+def test_llama4_scout_chunked_attention_shared_expert_and_vision_encoder() -> None:
+    """Llama-4-Scout-17B-16E-Instruct's model card: "17B activated, 109B total parameters". By hand from
+    its config.json: per layer attention 2×5120² + 2×5120×1024, 16 experts and 1 shared expert of
+    3×5120×8192 (every layer MoE: interleave_moe_layer_step 1), router 16×5120, two norms; untied
+    202,048 × 5120 tables: 107,769,861,120 for the language model. The vision encoder (HF
+    ``Llama4VisionModel``): patch Linear 3×14²×1408, class token, 577 position embeddings, 34 blocks of
+    4×1408² + 2×1408×5632, the pixel-shuffle MLP 5632×4096 + 4096×4096, and the projector 4096×5120:
+    871,304,448. Total 108.64B (ratio 0.997 to the card); a token passes through 17.17B (1.010)."""
+    r = read_config(load("llama-4-scout-17b-16e-instruct"))
+    expert = 3 * 5120 * 8192
+    layer = 2 * 5120 * 5120 + 2 * 5120 * 1024 + 17 * expert + 16 * 5120 + 2 * 5120
+    text = 48 * layer + 2 * 202048 * 5120 + 5120
+    vision = 3 * 14 * 14 * 1408 + 1408 + 577 * 1408 + 34 * (4 * 1408 * 1408 + 2 * 1408 * 5632)
+    vision += 5632 * 4096 + 4096 * 4096 + 4096 * 5120
+    assert (text, vision) == (107_769_861_120, 871_304_448)
+    assert r.total == text + vision
+    assert abs(r.total / 1e9 - 109) / 109 < 0.01
+    active = text - 48 * 15 * expert
+    assert float(r.flags["active-params"]) * 1e9 == pytest.approx(active)
+    assert abs(active / 1e9 - 17) / 17 < 0.02
+    # chunked attention (attention_chunk_size 8192) on 3 of every 4 layers; one shared expert
+    assert (r.flags["sliding-window"], r.flags["window-layers"]) == ("8192", "36")
+    assert (r.flags["experts"], r.flags["experts-per-token"], r.flags["shared-experts"]) == ("16", "1", "1")
+    assert "vision_config" in r.note
+
+
 GEMMA2_9B = {"model_type": "gemma2", "hidden_size": 3584, "intermediate_size": 14336, "num_attention_heads": 16,
              "num_hidden_layers": 42, "num_key_value_heads": 8, "head_dim": 256, "sliding_window": 4096,
              "vocab_size": 256000}  # fmt: skip
@@ -213,6 +261,27 @@ def test_estimate_reads_a_published_config(capsys: pytest.CaptureFixture[str]) -
     assert data["breakdown"]["kv_cache"] == pytest.approx(61 * 576 * 2 * 4096 / 2**30, abs=0.001)
 
 
+@pytest.mark.parametrize(
+    ("config", "context", "kv_bytes"),
+    [
+        # Kimi K2: the MLA latent, 61 layers × (512 + 64) values × 2 bytes a token, as DeepSeek-V3's
+        ("kimi-k2-instruct", 32768, 61 * 576 * 2 * 32768),
+        # Llama 4 Scout at 131,072 tokens: 12 global layers cache the whole context, the 36 chunked
+        # layers at most one 8,192-token chunk; K and V, 8 KV heads × 128, 2 bytes (7.125 GiB), split
+        # over the 8 cards by KV head (the MLA latent above is whole on every card)
+        ("llama-4-scout-17b-16e-instruct", 131072, (12 * 131072 + 36 * 8192) * 2 * 8 * 128 * 2 // 8),
+    ],
+)
+def test_estimate_sizes_the_kv_cache_of_the_new_architectures(
+    capsys: pytest.CaptureFixture[str], config: str, context: int, kv_bytes: int
+) -> None:
+    code, out, err = _cli(capsys, "estimate", "--workload", "inference", "--config-json",
+                          str(CONFIGS / f"{config}.json"), "--precision", "fp8", "--gpus", "8", "--batch", "1",
+                          "--context", str(context), "--json")  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["breakdown"]["kv_cache"] == pytest.approx(kv_bytes / 2**30, abs=0.001)
+
+
 def test_recommend_reads_a_published_config(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _cli(capsys, "recommend", "--workload", "inference", "--config-json",
                           str(CONFIGS / "qwen3-30b-a3b.json"), "--json")  # fmt: skip
@@ -281,6 +350,8 @@ CATALOGUE_CONFIGS = {
     "llama-3.1-70b": "llama-3.1-70b-instruct",
     "deepseek-r1-distill-llama-70b": "llama-3.1-70b-instruct",
     "qwen2.5-vl-7b": "qwen2.5-vl-7b-instruct",
+    "kimi-k2": "kimi-k2-instruct",
+    "llama-4-scout": "llama-4-scout-17b-16e-instruct",
 }
 #: models.yaml field → the flag read_config prints for it.
 FIELDS = {"layers": "layers", "hidden": "hidden", "heads": "heads", "kv_heads": "kv-heads", "vocab": "vocab",
