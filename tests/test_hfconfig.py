@@ -194,6 +194,41 @@ def test_gemma_ties_embeddings_when_the_key_is_absent() -> None:
     assert (r.flags["sliding-window"], r.flags["window-layers"]) == ("4096", "21")  # alternating
 
 
+#: Gemma 3 27B's config.json keys (no copy of the file was found in a named repository, so this is
+#: typed from the shape, without the keys the reader does not use): like the published file, the
+#: text_config gives no vocab_size, so HF's Gemma3TextConfig default fills it in.
+GEMMA3_27B = {"model_type": "gemma3", "mm_tokens_per_image": 256,
+              "text_config": {"head_dim": 128, "hidden_size": 5376, "intermediate_size": 21504,
+                              "model_type": "gemma3_text", "num_attention_heads": 32, "num_hidden_layers": 62,
+                              "num_key_value_heads": 16, "query_pre_attn_scalar": 168, "sliding_window": 1024},
+              "vision_config": {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304,
+                                "model_type": "siglip_vision_model", "num_attention_heads": 16,
+                                "num_hidden_layers": 27, "patch_size": 14, "vision_use_head": False}}  # fmt: skip
+
+
+def test_gemma3_takes_its_family_defaults_and_counts_siglip() -> None:
+    """HF ``Gemma3TextConfig`` defaults vocab_size to 262,208 (transformers
+    models/gemma3/configuration_gemma3.py), and Google's "Gemma explained: What's new in Gemma 3" prints
+    the 27B's ``Gemma3TextScaledWordEmbedding(262208, 5376)``: a Gemma 3 text_config without vocab_size is
+    that vocabulary, not an error. One tied table; per layer q,o 5376×4096, k,v 5376×2048, MLP
+    3×5376×21504; five sliding layers (window 1024) to one global: 52 of 62. The SigLIP tower (HF
+    ``SiglipVisionModel``, 27 blocks of width 1152, 4096 patches of 14² at 896²) and the projector to
+    5376: 422,659,584, the Gemma 3 report's "400M variant of the SigLIP encoder"."""
+    r = read_config(GEMMA3_27B)
+    assert (r.flags["vocab"], r.flags["head-dim"], r.flags["tied-embeddings"]) == ("262208", "128", "1")
+    layer = 2 * 5376 * 4096 + 2 * 5376 * 2048 + 3 * 5376 * 21504 + 2 * 5376
+    text = 262208 * 5376 + 62 * layer + 5376
+    vision = 3 * 14 * 14 * 1152 + 64 * 64 * 1152 + 27 * (4 * 1152 * 1152 + 2 * 1152 * 4304) + 1152 * 5376
+    assert vision == 422_659_584 and abs(vision / 400e6 - 1) < 0.1
+    assert r.total == text + vision
+    assert abs(r.total / 1e9 - 27) / 27 < 0.02
+    assert (r.flags["sliding-window"], r.flags["window-layers"]) == ("1024", "52")
+    # keys absent altogether take Gemma3TextConfig's other defaults: head_dim 256, 4 KV heads, window 4096
+    bare = read_config({"model_type": "gemma3_text", "hidden_size": 2304, "intermediate_size": 9216,
+                        "num_attention_heads": 8, "num_hidden_layers": 26})  # fmt: skip
+    assert (bare.flags["head-dim"], bare.flags["kv-heads"], bare.flags["sliding-window"]) == ("256", "4", "4096")
+
+
 @pytest.mark.parametrize(
     ("change", "key"),
     [
@@ -230,7 +265,8 @@ process.stdout.write(JSON.stringify(texts.map((t) => readHfConfig(t))));
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (CI has it)")
 def test_the_calculators_reader_agrees_on_every_fixture() -> None:
     names = sorted(p.stem for p in CONFIGS.glob("*.json"))
-    texts = [(CONFIGS / f"{n}.json").read_text(encoding="utf-8") for n in names] + [json.dumps(GEMMA2_9B)]
+    typed = [json.dumps(GEMMA2_9B), json.dumps(GEMMA3_27B)]
+    texts = [(CONFIGS / f"{n}.json").read_text(encoding="utf-8") for n in names] + typed
     run = subprocess.run(["node", "--input-type=module", "-e", READ % json.dumps((ENGINE / "hfconfig.js").as_uri())],
                          input=json.dumps(texts), capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
     for text, js in zip(texts, json.loads(run.stdout), strict=True):

@@ -12,7 +12,8 @@ two RMSNorms, and the final norm. Biases and per-head norms are left out (under 
 
 Family defaults where a key is absent: Gemma ties its embeddings (``GemmaConfig``
 ``tie_word_embeddings=True``), Gemma 2 alternates sliding and global layers, Gemma 3 has five
-sliding layers to one global (``sliding_window_pattern=6``), Llama 4 makes every fourth layer
+sliding layers to one global (``sliding_window_pattern=6``) and takes ``Gemma3TextConfig``'s
+vocabulary (262,208), head size (256), KV heads (4) and window (4,096), Llama 4 makes every fourth layer
 global (``no_rope_layers``), Qwen3-Next puts full attention on every fourth layer
 (``full_attention_interval=4``). A ``sliding_window`` that ``use_sliding_window: false`` turns off
 (Qwen2/Qwen3) is no window.
@@ -58,6 +59,18 @@ _LLAMA4_VISION_REQUIRED = (
     ("projector_output_dim", "pixel-shuffle MLP output width"),
     ("vision_output_dim", "width the projector reads"),
 )
+#: Keys of a SigLIP vision_config (Gemma 3) the vision encoder's size needs.
+_SIGLIP_REQUIRED = (
+    ("num_hidden_layers", "vision blocks"),
+    ("hidden_size", "vision width"),
+    ("intermediate_size", "vision MLP width"),
+    ("image_size", "vision input size"),
+    ("patch_size", "vision patch size"),
+)
+#: Gemma 3's defaults for keys its config.json may leave out (HF ``Gemma3TextConfig.__init__``,
+#: transformers ``models/gemma3/configuration_gemma3.py``): the published 27B text_config gives no
+#: vocab_size, and HF fills in these values.
+_GEMMA3_DEFAULTS = {"vocab_size": 262_208, "head_dim": 256, "num_key_value_heads": 4, "sliding_window": 4096}
 #: Expert-count keys by family: Mixtral / gpt-oss / Llama 4, Qwen MoE, DeepSeek.
 _EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
 
@@ -149,13 +162,16 @@ def _vision_params(raw: dict[str, Any]) -> int:
     attention (qkv + proj: 4 × hidden²) and a gated MLP (3 × hidden × intermediate), and the merger
     (an MLP from ``spatial_merge_size``² patches to the language model's width).
 
-    Llama 4 (HF ``Llama4VisionModel`` and ``Llama4MultiModalProjector``): see :func:`_llama4_vision`."""
+    Llama 4 (HF ``Llama4VisionModel`` and ``Llama4MultiModalProjector``): see :func:`_llama4_vision`;
+    Gemma 3 (HF ``SiglipVisionModel`` and ``Gemma3MultiModalProjector``): see :func:`_siglip_vision`."""
     vision = raw.get("vision_config")
     family = str(raw.get("model_type", ""))
     if not isinstance(vision, dict):
         return 0
     if family == "llama4":
         return _llama4_vision(raw, vision)
+    if family == "gemma3":
+        return _siglip_vision(raw, vision)
     if not family.startswith("qwen2_5_vl"):
         return 0
     depth, width, inner, out = (_need(vision, k, w) for k, w in _VISION_REQUIRED)
@@ -198,12 +214,40 @@ def _llama4_vision(raw: dict[str, Any], vision: dict[str, Any]) -> int:
     )
 
 
+def _siglip_vision(raw: dict[str, Any], vision: dict[str, Any]) -> int:
+    """Gemma 3's SigLIP encoder (HF ``SiglipVisionModel``, no pooling head: ``vision_use_head`` false) and
+    its projector: the patch embedding (a Conv2d over ``num_channels`` × ``patch_size``² pixels), one
+    position embedding per patch, ``num_hidden_layers`` blocks of attention (q, k, v, out: 4 × width²)
+    and an MLP (fc1, fc2: 2 × width × intermediate), and ``Gemma3MultiModalProjector``'s projection
+    (width → the language model's width)."""
+    depth, width, inner, image, patch = (_need(vision, k, w) for k, w in _SIGLIP_REQUIRED)
+    channels = _int(vision, "num_channels", 3)
+    assert channels is not None
+    text = raw.get("text_config")
+    text_width = _need(text if isinstance(text, dict) else {}, "hidden_size", "language model width")
+    patches = (image // patch) ** 2
+    return (
+        channels * patch * patch * width
+        + patches * width
+        + depth * (4 * width * width + 2 * width * inner)
+        + width * text_width
+    )
+
+
+def _family_defaults(cfg: dict[str, Any]) -> dict[str, Any]:
+    """The config with the keys its family's HF config class fills in when absent (Gemma 3 only)."""
+    if not str(cfg.get("model_type", "")).startswith("gemma3"):
+        return cfg
+    return {**_GEMMA3_DEFAULTS, **cfg}
+
+
 def read_config(cfg: Any) -> ReadConfig:
     """The flags a ``config.json`` (already parsed) stands for; :class:`ConfigError` naming the key otherwise."""
     if not isinstance(cfg, dict):
         raise ConfigError("config.json", "should be a JSON object { … }")
     vision = _vision_params(cfg)
     cfg, note = _text_config(cfg)
+    cfg = _family_defaults(cfg)
     if note and vision:
         note = "text_config (the language model of a multimodal model) and vision_config (its vision encoder)"
     for key, what in UNSUPPORTED:
