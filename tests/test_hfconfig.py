@@ -318,6 +318,38 @@ def test_estimate_sizes_the_kv_cache_of_the_new_architectures(
     assert json.loads(out)["breakdown"]["kv_cache"] == pytest.approx(kv_bytes / 2**30, abs=0.001)
 
 
+@pytest.mark.parametrize("card_gb", [96, 141])
+def test_kimi_k2_fp8_at_128k_needs_16_h20_or_h200_as_moonshot_says(
+    capsys: pytest.CaptureFixture[str], card_gb: int
+) -> None:
+    """Moonshot's deploy guidance (huggingface.co/moonshotai/Kimi-K2-Instruct, docs/deploy_guidance.md):
+    "The smallest deployment unit for Kimi-K2 FP8 weights with 128k seqlen on mainstream H200 or H20
+    platform is a cluster with 16 GPUs". Sized from its config.json: 16 cards of 96 GB (H20) or 141 GB
+    (H200). On eight H200 the estimate is 135.9 GiB a card against 135.4 usable: a close call, as the
+    guidance's "smallest" implies."""
+    code, out, err = _cli(capsys, "estimate", "--workload", "inference", "--config-json",
+                          str(CONFIGS / "kimi-k2-instruct.json"), "--precision", "fp8", "--context", "131072",
+                          "--gpu-memory-gb", str(card_gb), "--json")  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["min_gpus"] == 16
+
+
+@pytest.mark.parametrize(("precision", "cards"), [("bf16", 4), ("fp8", 2), ("int4", 1)])
+def test_llama4_scout_needs_the_h100s_metas_scripts_use(
+    capsys: pytest.CaptureFixture[str], precision: str, cards: int
+) -> None:
+    """Fixstars ran Meta's llama-models scripts for Llama-4-Scout-17B-16E-Instruct
+    (blog.us.fixstars.com/running-llama-4-scout-on-a-single-nvidia-h100-using-int4-quantization): BF16
+    with NGPUS=4, fp8_mixed "in an environment with 2 H100 GPUs", int4_mixed on one ("Llama 4 Scout can
+    be loaded onto a single NVIDIA H100 with INT4 quantization", Meta's release). Sized from its
+    config.json on 80 GB cards at a 4,096-token context."""
+    code, out, err = _cli(capsys, "estimate", "--workload", "inference", "--config-json",
+                          str(CONFIGS / "llama-4-scout-17b-16e-instruct.json"), "--precision", precision,
+                          "--context", "4096", "--gpu-memory-gb", "80", "--json")  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["min_gpus"] == cards
+
+
 def test_recommend_reads_a_published_config(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _cli(capsys, "recommend", "--workload", "inference", "--config-json",
                           str(CONFIGS / "qwen3-30b-a3b.json"), "--json")  # fmt: skip
