@@ -129,6 +129,54 @@ def test_qwen25_vl_counts_its_vision_tower_on_top_of_the_language_model() -> Non
     assert read_config(without).total == text.total  # no vision_config, no tower
 
 
+def test_kimi_k2_is_deepseek_v3s_layout_with_384_experts() -> None:
+    """Kimi-K2-Instruct, summed by hand from its config.json as HF ``DeepseekV3ForCausalLM`` builds it
+    (the reader's rule, worked out here term by term): per layer MLA attention 101,124,096 (q_a 7168×1536
+    + its norm, q_b 1536×64×192, kv_a 7168×576 + its norm, kv_b 512×64×256, o 64×128×7168), 60 MoE layers
+    of 384 experts × 3×7168×2048 + router + 1 shared expert, 1 dense layer 3×7168×18432, two norms a
+    layer, untied 163,840 × 7168 tables and the final norm: 1,026,408,209,408. The model card says "Total
+    Parameters 1T, Activated Parameters 32B" (ratios 1.026 and 1.027; 0.990 without the embedding lookup)."""
+    r = read_config(load("kimi-k2-instruct"))
+    attention = 7168 * 1536 + 1536 + 1536 * 64 * 192 + 7168 * 576 + 512 + 512 * 64 * 256 + 64 * 128 * 7168
+    expert = 3 * 7168 * 2048
+    moe = 384 * expert + 384 * 7168 + expert
+    by_hand = 61 * attention + 60 * moe + 3 * 7168 * 18432 + 61 * 2 * 7168 + 2 * 163840 * 7168 + 7168
+    assert r.total == by_hand == 1_026_408_209_408
+    assert abs(r.total / 1e12 - 1) < 0.03
+    active = by_hand - 60 * (384 - 8) * expert
+    assert float(r.flags["active-params"]) * 1e9 == pytest.approx(active)
+    assert abs((active - 163840 * 7168) / 1e9 - 32) / 32 < 0.02
+    assert (r.flags["kv-lora-rank"], r.flags["qk-rope-head-dim"]) == ("512", "64")
+    assert (r.flags["experts"], r.flags["experts-per-token"], r.flags["shared-experts"]) == ("384", "8", "1")
+    assert (r.flags["dense-layers"], r.flags["intermediate"], r.flags["head-dim"]) == ("1", "2048", "192")
+
+
+def test_llama4_scout_chunked_attention_shared_expert_and_vision_encoder() -> None:
+    """Llama-4-Scout-17B-16E-Instruct's model card: "17B activated, 109B total parameters". By hand from
+    its config.json: per layer attention 2×5120² + 2×5120×1024, 16 experts and 1 shared expert of
+    3×5120×8192 (every layer MoE: interleave_moe_layer_step 1), router 16×5120, two norms; untied
+    202,048 × 5120 tables: 107,769,861,120 for the language model. The vision encoder (HF
+    ``Llama4VisionModel``): patch Linear 3×14²×1408, class token, 577 position embeddings, 34 blocks of
+    4×1408² + 2×1408×5632, the pixel-shuffle MLP 5632×4096 + 4096×4096, and the projector 4096×5120:
+    871,304,448. Total 108.64B (ratio 0.997 to the card); a token passes through 17.17B (1.010)."""
+    r = read_config(load("llama-4-scout-17b-16e-instruct"))
+    expert = 3 * 5120 * 8192
+    layer = 2 * 5120 * 5120 + 2 * 5120 * 1024 + 17 * expert + 16 * 5120 + 2 * 5120
+    text = 48 * layer + 2 * 202048 * 5120 + 5120
+    vision = 3 * 14 * 14 * 1408 + 1408 + 577 * 1408 + 34 * (4 * 1408 * 1408 + 2 * 1408 * 5632)
+    vision += 5632 * 4096 + 4096 * 4096 + 4096 * 5120
+    assert (text, vision) == (107_769_861_120, 871_304_448)
+    assert r.total == text + vision
+    assert abs(r.total / 1e9 - 109) / 109 < 0.01
+    active = text - 48 * 15 * expert
+    assert float(r.flags["active-params"]) * 1e9 == pytest.approx(active)
+    assert abs(active / 1e9 - 17) / 17 < 0.02
+    # chunked attention (attention_chunk_size 8192) on 3 of every 4 layers; one shared expert
+    assert (r.flags["sliding-window"], r.flags["window-layers"]) == ("8192", "36")
+    assert (r.flags["experts"], r.flags["experts-per-token"], r.flags["shared-experts"]) == ("16", "1", "1")
+    assert "vision_config" in r.note
+
+
 GEMMA2_9B = {"model_type": "gemma2", "hidden_size": 3584, "intermediate_size": 14336, "num_attention_heads": 16,
              "num_hidden_layers": 42, "num_key_value_heads": 8, "head_dim": 256, "sliding_window": 4096,
              "vocab_size": 256000}  # fmt: skip
@@ -144,6 +192,41 @@ def test_gemma_ties_embeddings_when_the_key_is_absent() -> None:
     assert r.total == 256000 * 3584 + 42 * (attention + 3 * 3584 * 14336 + 2 * 3584) + 3584
     assert abs(r.total - 9_241_705_984) / 9_241_705_984 < 0.001
     assert (r.flags["sliding-window"], r.flags["window-layers"]) == ("4096", "21")  # alternating
+
+
+#: Gemma 3 27B's config.json keys (no copy of the file was found in a named repository, so this is
+#: typed from the shape, without the keys the reader does not use): like the published file, the
+#: text_config gives no vocab_size, so HF's Gemma3TextConfig default fills it in.
+GEMMA3_27B = {"model_type": "gemma3", "mm_tokens_per_image": 256,
+              "text_config": {"head_dim": 128, "hidden_size": 5376, "intermediate_size": 21504,
+                              "model_type": "gemma3_text", "num_attention_heads": 32, "num_hidden_layers": 62,
+                              "num_key_value_heads": 16, "query_pre_attn_scalar": 168, "sliding_window": 1024},
+              "vision_config": {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304,
+                                "model_type": "siglip_vision_model", "num_attention_heads": 16,
+                                "num_hidden_layers": 27, "patch_size": 14, "vision_use_head": False}}  # fmt: skip
+
+
+def test_gemma3_takes_its_family_defaults_and_counts_siglip() -> None:
+    """HF ``Gemma3TextConfig`` defaults vocab_size to 262,208 (transformers
+    models/gemma3/configuration_gemma3.py), and Google's "Gemma explained: What's new in Gemma 3" prints
+    the 27B's ``Gemma3TextScaledWordEmbedding(262208, 5376)``: a Gemma 3 text_config without vocab_size is
+    that vocabulary, not an error. One tied table; per layer q,o 5376×4096, k,v 5376×2048, MLP
+    3×5376×21504; five sliding layers (window 1024) to one global: 52 of 62. The SigLIP tower (HF
+    ``SiglipVisionModel``, 27 blocks of width 1152, 4096 patches of 14² at 896²) and the projector to
+    5376: 422,659,584, the Gemma 3 report's "400M variant of the SigLIP encoder"."""
+    r = read_config(GEMMA3_27B)
+    assert (r.flags["vocab"], r.flags["head-dim"], r.flags["tied-embeddings"]) == ("262208", "128", "1")
+    layer = 2 * 5376 * 4096 + 2 * 5376 * 2048 + 3 * 5376 * 21504 + 2 * 5376
+    text = 262208 * 5376 + 62 * layer + 5376
+    vision = 3 * 14 * 14 * 1152 + 64 * 64 * 1152 + 27 * (4 * 1152 * 1152 + 2 * 1152 * 4304) + 1152 * 5376
+    assert vision == 422_659_584 and abs(vision / 400e6 - 1) < 0.1
+    assert r.total == text + vision
+    assert abs(r.total / 1e9 - 27) / 27 < 0.02
+    assert (r.flags["sliding-window"], r.flags["window-layers"]) == ("1024", "52")
+    # keys absent altogether take Gemma3TextConfig's other defaults: head_dim 256, 4 KV heads, window 4096
+    bare = read_config({"model_type": "gemma3_text", "hidden_size": 2304, "intermediate_size": 9216,
+                        "num_attention_heads": 8, "num_hidden_layers": 26})  # fmt: skip
+    assert (bare.flags["head-dim"], bare.flags["kv-heads"], bare.flags["sliding-window"]) == ("256", "4", "4096")
 
 
 @pytest.mark.parametrize(
@@ -182,7 +265,8 @@ process.stdout.write(JSON.stringify(texts.map((t) => readHfConfig(t))));
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (CI has it)")
 def test_the_calculators_reader_agrees_on_every_fixture() -> None:
     names = sorted(p.stem for p in CONFIGS.glob("*.json"))
-    texts = [(CONFIGS / f"{n}.json").read_text(encoding="utf-8") for n in names] + [json.dumps(GEMMA2_9B)]
+    typed = [json.dumps(GEMMA2_9B), json.dumps(GEMMA3_27B)]
+    texts = [(CONFIGS / f"{n}.json").read_text(encoding="utf-8") for n in names] + typed
     run = subprocess.run(["node", "--input-type=module", "-e", READ % json.dumps((ENGINE / "hfconfig.js").as_uri())],
                          input=json.dumps(texts), capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
     for text, js in zip(texts, json.loads(run.stdout), strict=True):
@@ -211,6 +295,59 @@ def test_estimate_reads_a_published_config(capsys: pytest.CaptureFixture[str]) -
     assert code == 0, err
     data = json.loads(out)
     assert data["breakdown"]["kv_cache"] == pytest.approx(61 * 576 * 2 * 4096 / 2**30, abs=0.001)
+
+
+@pytest.mark.parametrize(
+    ("config", "context", "kv_bytes"),
+    [
+        # Kimi K2: the MLA latent, 61 layers × (512 + 64) values × 2 bytes a token, as DeepSeek-V3's
+        ("kimi-k2-instruct", 32768, 61 * 576 * 2 * 32768),
+        # Llama 4 Scout at 131,072 tokens: 12 global layers cache the whole context, the 36 chunked
+        # layers at most one 8,192-token chunk; K and V, 8 KV heads × 128, 2 bytes (7.125 GiB), split
+        # over the 8 cards by KV head (the MLA latent above is whole on every card)
+        ("llama-4-scout-17b-16e-instruct", 131072, (12 * 131072 + 36 * 8192) * 2 * 8 * 128 * 2 // 8),
+    ],
+)
+def test_estimate_sizes_the_kv_cache_of_the_new_architectures(
+    capsys: pytest.CaptureFixture[str], config: str, context: int, kv_bytes: int
+) -> None:
+    code, out, err = _cli(capsys, "estimate", "--workload", "inference", "--config-json",
+                          str(CONFIGS / f"{config}.json"), "--precision", "fp8", "--gpus", "8", "--batch", "1",
+                          "--context", str(context), "--json")  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["breakdown"]["kv_cache"] == pytest.approx(kv_bytes / 2**30, abs=0.001)
+
+
+@pytest.mark.parametrize("card_gb", [96, 141])
+def test_kimi_k2_fp8_at_128k_needs_16_h20_or_h200_as_moonshot_says(
+    capsys: pytest.CaptureFixture[str], card_gb: int
+) -> None:
+    """Moonshot's deploy guidance (huggingface.co/moonshotai/Kimi-K2-Instruct, docs/deploy_guidance.md):
+    "The smallest deployment unit for Kimi-K2 FP8 weights with 128k seqlen on mainstream H200 or H20
+    platform is a cluster with 16 GPUs". Sized from its config.json: 16 cards of 96 GB (H20) or 141 GB
+    (H200). On eight H200 the estimate is 135.9 GiB a card against 135.4 usable: a close call, as the
+    guidance's "smallest" implies."""
+    code, out, err = _cli(capsys, "estimate", "--workload", "inference", "--config-json",
+                          str(CONFIGS / "kimi-k2-instruct.json"), "--precision", "fp8", "--context", "131072",
+                          "--gpu-memory-gb", str(card_gb), "--json")  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["min_gpus"] == 16
+
+
+@pytest.mark.parametrize(("precision", "cards"), [("bf16", 4), ("fp8", 2), ("int4", 1)])
+def test_llama4_scout_needs_the_h100s_metas_scripts_use(
+    capsys: pytest.CaptureFixture[str], precision: str, cards: int
+) -> None:
+    """Fixstars ran Meta's llama-models scripts for Llama-4-Scout-17B-16E-Instruct
+    (blog.us.fixstars.com/running-llama-4-scout-on-a-single-nvidia-h100-using-int4-quantization): BF16
+    with NGPUS=4, fp8_mixed "in an environment with 2 H100 GPUs", int4_mixed on one ("Llama 4 Scout can
+    be loaded onto a single NVIDIA H100 with INT4 quantization", Meta's release). Sized from its
+    config.json on 80 GB cards at a 4,096-token context."""
+    code, out, err = _cli(capsys, "estimate", "--workload", "inference", "--config-json",
+                          str(CONFIGS / "llama-4-scout-17b-16e-instruct.json"), "--precision", precision,
+                          "--context", "4096", "--gpu-memory-gb", "80", "--json")  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["min_gpus"] == cards
 
 
 def test_recommend_reads_a_published_config(capsys: pytest.CaptureFixture[str]) -> None:
@@ -281,6 +418,8 @@ CATALOGUE_CONFIGS = {
     "llama-3.1-70b": "llama-3.1-70b-instruct",
     "deepseek-r1-distill-llama-70b": "llama-3.1-70b-instruct",
     "qwen2.5-vl-7b": "qwen2.5-vl-7b-instruct",
+    "kimi-k2": "kimi-k2-instruct",
+    "llama-4-scout": "llama-4-scout-17b-16e-instruct",
 }
 #: models.yaml field → the flag read_config prints for it.
 FIELDS = {"layers": "layers", "hidden": "hidden", "heads": "heads", "kv_heads": "kv-heads", "vocab": "vocab",

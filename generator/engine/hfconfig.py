@@ -5,14 +5,15 @@ what the same flags typed by hand would. The calculator's paste box runs the por
 ``tests/fixtures/configs/``.
 
 The parameter count is summed from the blocks each family's Hugging Face modeling file builds:
-embedding and lm_head (one table when tied), Qwen2.5-VL's vision tower (from ``vision_config``), per layer the attention projections (multi-head
+embedding and lm_head (one table when tied), Qwen2.5-VL's and Llama 4's vision towers (from ``vision_config``), per layer the attention projections (multi-head
 latent attention: the down- and up-projections of DeepSeek's ``DeepseekV3Attention``; Qwen3-Next's
 Gated DeltaNet on its linear layers), the MLP (dense, or routed experts + router + shared experts),
 two RMSNorms, and the final norm. Biases and per-head norms are left out (under 0.01 %).
 
 Family defaults where a key is absent: Gemma ties its embeddings (``GemmaConfig``
 ``tie_word_embeddings=True``), Gemma 2 alternates sliding and global layers, Gemma 3 has five
-sliding layers to one global (``sliding_window_pattern=6``), Llama 4 makes every fourth layer
+sliding layers to one global (``sliding_window_pattern=6``) and takes ``Gemma3TextConfig``'s
+vocabulary (262,208), head size (256), KV heads (4) and window (4,096), Llama 4 makes every fourth layer
 global (``no_rope_layers``), Qwen3-Next puts full attention on every fourth layer
 (``full_attention_interval=4``). A ``sliding_window`` that ``use_sliding_window: false`` turns off
 (Qwen2/Qwen3) is no window.
@@ -47,6 +48,29 @@ _VISION_REQUIRED = (
     ("intermediate_size", "vision MLP width"),
     ("out_hidden_size", "width the merger projects to"),
 )
+#: Keys of a Llama 4 vision_config the vision encoder's size needs.
+_LLAMA4_VISION_REQUIRED = (
+    ("num_hidden_layers", "vision blocks"),
+    ("hidden_size", "vision width"),
+    ("intermediate_size", "vision MLP width"),
+    ("image_size", "vision input size"),
+    ("patch_size", "vision patch size"),
+    ("projector_input_dim", "pixel-shuffle MLP width"),
+    ("projector_output_dim", "pixel-shuffle MLP output width"),
+    ("vision_output_dim", "width the projector reads"),
+)
+#: Keys of a SigLIP vision_config (Gemma 3) the vision encoder's size needs.
+_SIGLIP_REQUIRED = (
+    ("num_hidden_layers", "vision blocks"),
+    ("hidden_size", "vision width"),
+    ("intermediate_size", "vision MLP width"),
+    ("image_size", "vision input size"),
+    ("patch_size", "vision patch size"),
+)
+#: Gemma 3's defaults for keys its config.json may leave out (HF ``Gemma3TextConfig.__init__``,
+#: transformers ``models/gemma3/configuration_gemma3.py``): the published 27B text_config gives no
+#: vocab_size, and HF fills in these values.
+_GEMMA3_DEFAULTS = {"vocab_size": 262_208, "head_dim": 256, "num_key_value_heads": 4, "sliding_window": 4096}
 #: Expert-count keys by family: Mixtral / gpt-oss / Llama 4, Qwen MoE, DeepSeek.
 _EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
 
@@ -129,15 +153,26 @@ def _layer_kinds(cfg: dict[str, Any], layers: int) -> tuple[int, int]:
 
 
 def _vision_params(raw: dict[str, Any]) -> int:
-    """Parameters of Qwen2.5-VL's vision tower from its ``vision_config`` (0 for other families), as
-    HF ``Qwen2_5_VisionTransformerPretrainedModel`` builds it: the patch embedding (a Conv3d over
+    """Parameters of the vision tower from ``vision_config`` (0 for families without one the reader
+    knows). Biases and norms are left out, as for the language model. The weights are held with the
+    model's; the image tokens a prompt carries are not sized.
+
+    Qwen2.5-VL (HF ``Qwen2_5_VisionTransformerPretrainedModel``): the patch embedding (a Conv3d over
     ``temporal_patch_size`` × ``patch_size``² pixels of ``in_chans`` channels), ``depth`` blocks of
     attention (qkv + proj: 4 × hidden²) and a gated MLP (3 × hidden × intermediate), and the merger
-    (an MLP from ``spatial_merge_size``² patches to the language model's width). Biases and norms are
-    left out, as for the language model. The weights are held with the model's; the image tokens a
-    prompt carries are not sized."""
+    (an MLP from ``spatial_merge_size``² patches to the language model's width).
+
+    Llama 4 (HF ``Llama4VisionModel`` and ``Llama4MultiModalProjector``): see :func:`_llama4_vision`;
+    Gemma 3 (HF ``SiglipVisionModel`` and ``Gemma3MultiModalProjector``): see :func:`_siglip_vision`."""
     vision = raw.get("vision_config")
-    if not str(raw.get("model_type", "")).startswith("qwen2_5_vl") or not isinstance(vision, dict):
+    family = str(raw.get("model_type", ""))
+    if not isinstance(vision, dict):
+        return 0
+    if family == "llama4":
+        return _llama4_vision(raw, vision)
+    if family == "gemma3":
+        return _siglip_vision(raw, vision)
+    if not family.startswith("qwen2_5_vl"):
         return 0
     depth, width, inner, out = (_need(vision, k, w) for k, w in _VISION_REQUIRED)
     patch = _int(vision, "patch_size", 14)
@@ -153,12 +188,68 @@ def _vision_params(raw: dict[str, Any]) -> int:
     )
 
 
+def _llama4_vision(raw: dict[str, Any], vision: dict[str, Any]) -> int:
+    """Llama 4's vision encoder as HF ``modeling_llama4`` builds it: the patch embedding
+    (``Llama4UnfoldConvolution``, a Linear from ``num_channels`` × ``patch_size``² pixels to the width),
+    the class embedding and one position embedding per patch plus the class token, ``num_hidden_layers``
+    blocks of attention (q, k, v, o: 4 × width²) and a plain MLP (fc1, fc2: 2 × width × intermediate),
+    the pixel-shuffle MLP (``Llama4VisionMLP2``: intermediate → ``projector_input_dim`` →
+    ``projector_output_dim``), and the projector (``vision_output_dim`` → the language model's width)."""
+    depth, width, inner, image, patch, proj_in, proj_out, out = (
+        _need(vision, k, w) for k, w in _LLAMA4_VISION_REQUIRED
+    )
+    channels = _int(vision, "num_channels", 3)
+    assert channels is not None
+    text = raw.get("text_config")
+    text_width = _need(text if isinstance(text, dict) else {}, "hidden_size", "language model width")
+    positions = (image // patch) ** 2 + 1
+    return (
+        channels * patch * patch * width
+        + width
+        + positions * width
+        + depth * (4 * width * width + 2 * width * inner)
+        + inner * proj_in
+        + proj_out * proj_out
+        + out * text_width
+    )
+
+
+def _siglip_vision(raw: dict[str, Any], vision: dict[str, Any]) -> int:
+    """Gemma 3's SigLIP encoder (HF ``SiglipVisionModel``, no pooling head: ``vision_use_head`` false) and
+    its projector: the patch embedding (a Conv2d over ``num_channels`` × ``patch_size``² pixels), one
+    position embedding per patch, ``num_hidden_layers`` blocks of attention (q, k, v, out: 4 × width²)
+    and an MLP (fc1, fc2: 2 × width × intermediate), and ``Gemma3MultiModalProjector``'s projection
+    (width → the language model's width)."""
+    depth, width, inner, image, patch = (_need(vision, k, w) for k, w in _SIGLIP_REQUIRED)
+    channels = _int(vision, "num_channels", 3)
+    assert channels is not None
+    text = raw.get("text_config")
+    text_width = _need(text if isinstance(text, dict) else {}, "hidden_size", "language model width")
+    patches = (image // patch) ** 2
+    return (
+        channels * patch * patch * width
+        + patches * width
+        + depth * (4 * width * width + 2 * width * inner)
+        + width * text_width
+    )
+
+
+def _family_defaults(cfg: dict[str, Any]) -> dict[str, Any]:
+    """The config with the keys its family's HF config class fills in when absent (Gemma 3 only)."""
+    if not str(cfg.get("model_type", "")).startswith("gemma3"):
+        return cfg
+    return {**_GEMMA3_DEFAULTS, **cfg}
+
+
 def read_config(cfg: Any) -> ReadConfig:
     """The flags a ``config.json`` (already parsed) stands for; :class:`ConfigError` naming the key otherwise."""
     if not isinstance(cfg, dict):
         raise ConfigError("config.json", "should be a JSON object { … }")
     vision = _vision_params(cfg)
     cfg, note = _text_config(cfg)
+    cfg = _family_defaults(cfg)
+    if note and vision:
+        note = "text_config (the language model of a multimodal model) and vision_config (its vision encoder)"
     for key, what in UNSUPPORTED:
         if cfg.get(key) is not None:
             raise ConfigError(key, f"{what}: the engine has no formula for them; give --params instead")
@@ -271,7 +362,8 @@ def read_config(cfg: Any) -> ReadConfig:
         assert experts is not None
         flags["experts"] = str(experts)
         flags["experts-per-token"] = str(k)
-        flags["active-params"] = repr((total - moe_layers * (experts - k) * expert) / 1e9)
+        # a decoded token passes through the language model only: the vision tower runs on image tokens
+        flags["active-params"] = repr((total - vision - moe_layers * (experts - k) * expert) / 1e9)
         if dense_layers:
             flags["dense-layers"] = str(dense_layers)
         if shared:

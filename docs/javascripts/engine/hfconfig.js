@@ -31,6 +31,27 @@ const VISION_REQUIRED = [
   ["intermediate_size", "视觉编码器 MLP 宽度"],
   ["out_hidden_size", "合并层输出宽度"],
 ];
+/** Keys of a Llama 4 vision_config the vision encoder's size needs. */
+const LLAMA4_VISION_REQUIRED = [
+  ["num_hidden_layers", "视觉编码器层数"],
+  ["hidden_size", "视觉编码器宽度"],
+  ["intermediate_size", "视觉编码器 MLP 宽度"],
+  ["image_size", "视觉输入尺寸"],
+  ["patch_size", "视觉 patch 尺寸"],
+  ["projector_input_dim", "像素重排 MLP 宽度"],
+  ["projector_output_dim", "像素重排 MLP 输出宽度"],
+  ["vision_output_dim", "投影层输入宽度"],
+];
+/** Keys of a SigLIP vision_config (Gemma 3) the vision encoder's size needs. */
+const SIGLIP_REQUIRED = [
+  ["num_hidden_layers", "视觉编码器层数"],
+  ["hidden_size", "视觉编码器宽度"],
+  ["intermediate_size", "视觉编码器 MLP 宽度"],
+  ["image_size", "视觉输入尺寸"],
+  ["patch_size", "视觉 patch 尺寸"],
+];
+/** Gemma 3's defaults for keys its config.json may leave out (HF Gemma3TextConfig; hfconfig.py _GEMMA3_DEFAULTS). */
+const GEMMA3_DEFAULTS = { vocab_size: 262208, head_dim: 256, num_key_value_heads: 4, sliding_window: 4096 };
 const EXPERT_KEYS = ["num_local_experts", "num_experts", "n_routed_experts"];
 
 class ConfigError extends Error {
@@ -93,11 +114,41 @@ function layerKinds(cfg, layers) {
   return [layers, 0];
 }
 
-/** vision_params: Qwen2.5-VL's vision tower from vision_config (0 for other families). */
+/** llama4_vision: Llama 4's vision encoder and projector (see hfconfig.py _llama4_vision). */
+function llama4Vision(raw, vision) {
+  const [depth, width, inner, image, patch, projIn, projOut, out] = LLAMA4_VISION_REQUIRED.map(([k, w]) => need(vision, k, w));
+  const channels = int(vision, "num_channels", 3);
+  const text = raw.text_config && typeof raw.text_config === "object" && !Array.isArray(raw.text_config) ? raw.text_config : {};
+  const textWidth = need(text, "hidden_size", "语言模型宽度");
+  const positions = Math.floor(image / patch) ** 2 + 1;
+  return channels * patch * patch * width + width + positions * width + depth * (4 * width * width + 2 * width * inner) +
+    inner * projIn + projOut * projOut + out * textWidth;
+}
+
+/** siglip_vision: Gemma 3's SigLIP encoder and projector (see hfconfig.py _siglip_vision). */
+function siglipVision(raw, vision) {
+  const [depth, width, inner, image, patch] = SIGLIP_REQUIRED.map(([k, w]) => need(vision, k, w));
+  const channels = int(vision, "num_channels", 3);
+  const text = raw.text_config && typeof raw.text_config === "object" && !Array.isArray(raw.text_config) ? raw.text_config : {};
+  const textWidth = need(text, "hidden_size", "语言模型宽度");
+  const patches = Math.floor(image / patch) ** 2;
+  return channels * patch * patch * width + patches * width + depth * (4 * width * width + 2 * width * inner) + width * textWidth;
+}
+
+/** family_defaults: the keys a family's HF config class fills in when absent (Gemma 3 only). */
+function familyDefaults(cfg) {
+  const family = String(absent(cfg.model_type) ? "" : cfg.model_type);
+  return family.startsWith("gemma3") ? { ...GEMMA3_DEFAULTS, ...cfg } : cfg;
+}
+
+/** vision_params: the vision tower from vision_config (Qwen2.5-VL, Llama 4; 0 for other families). */
 function visionParams(raw) {
   const vision = raw.vision_config;
   const family = String(absent(raw.model_type) ? "" : raw.model_type);
-  if (!family.startsWith("qwen2_5_vl") || !vision || typeof vision !== "object" || Array.isArray(vision)) return 0;
+  if (!vision || typeof vision !== "object" || Array.isArray(vision)) return 0;
+  if (family === "llama4") return llama4Vision(raw, vision);
+  if (family === "gemma3") return siglipVision(raw, vision);
+  if (!family.startsWith("qwen2_5_vl")) return 0;
   const [depth, width, inner, out] = VISION_REQUIRED.map(([k, w]) => need(vision, k, w));
   const patch = int(vision, "patch_size", 14);
   const frames = int(vision, "temporal_patch_size", 2);
@@ -111,7 +162,9 @@ function visionParams(raw) {
 function readConfig(raw) {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError("config.json", "应该是一个 { … } 对象");
   const vision = visionParams(raw);
-  const [cfg, note] = textConfig(raw);
+  const [textCfg, textNote] = textConfig(raw);
+  const cfg = familyDefaults(textCfg);
+  const note = textNote && vision ? "读取了 text_config（多模态模型的语言部分）和 vision_config（视觉编码器，已计入参数量）。" : textNote;
   for (const [key, what] of UNSUPPORTED) {
     if (!absent(cfg[key])) throw new ConfigError(key, `这个模型用了${what}，本站的公式算不准它的结构：请改填参数量`);
   }
@@ -192,7 +245,7 @@ function readConfig(raw) {
   if (moe) {
     flags.experts = String(experts);
     flags["experts-per-token"] = String(k);
-    flags["active-params"] = String((total - moeLayers * (experts - k) * expert) / 1e9);
+    flags["active-params"] = String((total - vision - moeLayers * (experts - k) * expert) / 1e9);
     if (denseLayers) flags["dense-layers"] = String(denseLayers);
     if (shared) flags["shared-experts"] = String(shared);
   }
