@@ -10,7 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import REPO, make_project, replace_in
+from conftest import MINI_BUILD_DATE, REPO, make_project, replace_in
 
 from generator.data.catalogue import Catalogue
 from generator.data.problems import render
@@ -20,6 +20,7 @@ from generator.engine.exclusion import ExclusionKind
 from generator.engine.sizing import Sizer
 from generator.pages.plan import model_flags
 from generator.pages.render import environment
+from generator.pipeline import Project, generate
 from generator.results.model_pages import model_page
 from generator.results.scenarios import scenario_results
 
@@ -163,3 +164,17 @@ def test_the_bundled_gpt_oss_figures_are_the_model_cards() -> None:
     for mid, value in (("gpt-oss-120b", 5.13), ("gpt-oss-20b", 3.61)):
         stated = cat.models[mid].active_params_stated
         assert stated is not None and stated.value_b == value
+
+
+def test_the_main_page_and_the_index_link_the_format_pages(tmp_path: Path) -> None:
+    root = make_project(tmp_path, _with_releases)
+    gen = generate(Project.at(root, build_date=MINI_BUILD_DATE))
+    main = gen.files["models/llama-2-7b-inference.md"].decode("utf-8")
+    index = gen.files["models/index.md"].decode("utf-8")
+    fp8 = gen.files["models/llama-2-7b-inference-fp8.md"].decode("utf-8")
+    assert "](llama-2-7b-inference-fp8.md)" in main and "](llama-2-7b-inference-fp8.md)" in index
+    # the format page names its build and links back to the main page
+    assert "[example/Llama-2-7b-FP8](https://example.com/llama-2-7b-fp8)" in fp8
+    assert "](llama-2-7b-inference.md)" in fp8
+    # its calculator link asks for the same load in its format
+    assert "(../calculator.md?workload=inference&model=llama-2-7b&precision=fp8&batch=4&hours-per-month=300)" in fp8

@@ -561,7 +561,13 @@ def plan_model_pages(pl: _Planner) -> None:
             model_pages.speed_unconfirmed,
             calculator_query(model_flags(cat, mp)),
         )
-        title = f"{_page_name(mp)} {kind}需要多少显存、几张卡"
+        # A format page names what it adds (fewer cards, the price per token): its own title, not the
+        # main page's with the format in it (and not one more title for a generic 显存 query to wade through).
+        title = (
+            f"{_page_name(mp)} {kind}：几张卡、每百万 token 多少钱"
+            if mp.format_page
+            else f"{mp.model.name} {kind}需要多少显存、几张卡"
+        )
         pl.add(
             f"models/{mp.slug}.md",
             title,
@@ -760,7 +766,7 @@ def _token_cost_faq(mp: model_pages.ModelPage, stack: str) -> list[tuple[str, st
         f"每百万 token（提示与输出合计，只计 GPU 租金）约 {cny(best.cost_per_mtok_at_batch_cny, 2)}"
     )
     if best.cost_per_mtok_cny is not None:
-        answer += f"；同样的卡把显存放满（{cap.concurrency} 路并发）时约 {cny(best.cost_per_mtok_cny, 2)}"
+        answer += f"；同样的卡满载（{cap.concurrency} 路并发）时约 {cny(best.cost_per_mtok_cny, 2)}"
     if mp.api:
         top = mp.api[0]
         answer += (
