@@ -94,6 +94,8 @@ def make_project(tmp: Path, edit: Callable[[Path], None] | None = None) -> Path:
         "compare_reference_scenarios: [lora-7b, full-finetune-13b]",
         "compare_reference_scenarios: [full-13b]",
     )
+    # Model pages' serving load: the fixture's own serving scenario.
+    replace_in(root / "data" / "rules.yaml", "load_scenario: llm-serving", "load_scenario: serve-7b")
     shutil.copytree(REPO / "templates", root / "templates")
     shutil.copy(MINI / "mkdocs.yml", root / "mkdocs.yml")
     shutil.copytree(MINI / "calibration", root / "docs-dev" / "calibration")  # the pages' calibration notes

@@ -16,10 +16,11 @@ from generator.cli.main import build_parser
 from generator.cli.workload import recommend_result
 from generator.data.catalogue import Catalogue
 from generator.engine.bounds import BOUNDS
-from generator.engine.flags import request_flags
 from generator.formats import cny
 from generator.pages.calculator import calculator_data, calculator_query, scenario_flags
+from generator.pages.plan import model_flags
 from generator.pipeline import Generated, Project, generate
+from generator.results.model_pages import with_format_pages
 
 SWITCHES = {
     "require-cuda",
@@ -86,9 +87,9 @@ def check_links(gen: Generated) -> int:
     cat, checked = gen.catalogue, 0
     pages = [(f"scenarios/{s}.md", r.rec, calculator_query(scenario_flags(cat, s, r.request, r.usage)))
              for s, r in gen.results.scenarios.items()]  # fmt: skip
-    pages += [(f"models/{mp.slug}.md", mp.rec,
-               calculator_query(request_flags(cat, mp.model.id, mp.request, mp.job_tokens_b)))
-              for mp in gen.results.models]  # fmt: skip
+    # a model page's link carries its request and, for serving, the month of its load scenario
+    pages += [(f"models/{mp.slug}.md", mp.rec, calculator_query(model_flags(cat, mp)))
+              for mp in with_format_pages(gen.results.models)]  # fmt: skip
     for path, rec, query in pages:
         text = gen.files[path].decode("utf-8")
         assert f"(../calculator.md{query})" in text, path
@@ -105,11 +106,13 @@ def check_links(gen: Generated) -> int:
 
 
 def test_links_reproduce_every_page_of_the_fixture(mini: Generated) -> None:
-    assert check_links(mini) == 2 + len(mini.results.models)
+    assert check_links(mini) == 2 + len(with_format_pages(mini.results.models))
 
 
 def test_links_reproduce_every_page_of_the_bundled_data(bundled: Generated) -> None:
-    assert check_links(bundled) == len(bundled.results.scenarios) + len(bundled.results.models)
+    pages = with_format_pages(bundled.results.models)
+    assert len(pages) > len(bundled.results.models)  # the format pages are checked too
+    assert check_links(bundled) == len(bundled.results.scenarios) + len(pages)
 
 
 def test_one_json_blob_on_the_calculator_page_only(mini: Generated) -> None:

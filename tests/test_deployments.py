@@ -3,6 +3,7 @@ that format, and a plan naming no GPU is refused at its line."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -33,13 +34,16 @@ def test_r1_plans_are_sized_by_the_engine(cat: Catalogue) -> None:
         assert p.option is not None and p.option.cards
         # the same card count the sizer gives that request on that card
         assert p.option.sizing.min_cards == sizer.size(p.precision_request, cat.gpus[p.plan.gpu]).min_cards
-    # 671B at 8 bits is ~625 GiB of weights: one 8-card node of 96 GB or 141 GB cards, two of 80 GB
-    assert plans["h20"].option.cards == 8  # type: ignore[union-attr]
-    assert plans["h200-sxm-141g"].option.cards == 8  # type: ignore[union-attr]
-    assert plans["h100-sxm-80g"].option.cards == 16  # type: ignore[union-attr]
-    # the H200's extra memory holds more sequences' KV cache than the H20's
-    h20, h200 = plans["h20"].option, plans["h200-sxm-141g"].option
-    assert h200.sizing.serving.at_capacity.concurrency > h20.sizing.serving.at_capacity.concurrency  # type: ignore[union-attr]
+    # 671B at 8 bits is ~625 GiB of weights: for one user, one 8-card node of 96 GB or 141 GB cards, two
+    # of 80 GB (the page's own load, the serving scenario's users, adds their KV cache on top)
+    one = replace(page.request, batch=1)
+    assert sizer.size(one, cat.gpus["h20"]).min_cards == 8
+    assert sizer.size(one, cat.gpus["h200-sxm-141g"]).min_cards == 8
+    assert sizer.size(one, cat.gpus["h100-sxm-80g"]).min_cards == 16
+    # on one node each, the H200's extra memory holds more sequences' KV cache than the H20's
+    h20, h200 = sizer.size(one, cat.gpus["h20"]).serving, sizer.size(one, cat.gpus["h200-sxm-141g"]).serving
+    assert h20 is not None and h200 is not None
+    assert h200.at_capacity.concurrency > h20.at_capacity.concurrency
 
 
 def test_a_plan_naming_no_gpu_is_refused_at_its_line(tmp_path: Path) -> None:

@@ -21,7 +21,11 @@
   var meta = box.querySelector(".md-search-result__meta");
   var list = box.querySelector(".md-search-result__list");
   var base = input.getAttribute("data-pagefind-base") || "/pagefind/";
-  var SHOWN = 20; // results whose excerpts are fetched (one small fragment file each)
+  /* Results whose excerpts are fetched (one fragment file each, about 3 KB): also the window in which
+   * pages named for the query are moved first (titledFirst). Under the box's ranking (termFrequency 0)
+   * a generic 显存 has its guide page (指标怎么看, 显存带宽) 16th to 21st, behind per-model pages that
+   * all say "需要多少显存", as their text changes; the window is 30 for a margin. */
+  var SHOWN = 30;
   var OPTIONS = JSON.parse(input.getAttribute("data-pagefind-options") || "{}");
   var GLUE = { "和": 1, "与": 1, "跟": 1, "对比": 1, "vs": 1, "哪个好": 1, "的": 1 };
   var loading = null;

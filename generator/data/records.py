@@ -654,6 +654,25 @@ class DeploymentPlan(Record):
     note: Text | None = Field(default=None, description="Why people choose it (what the engine's figures do not say).")
 
 
+class ModelRelease(Record):
+    """A published build of a language model's weights in another serving format (an FP8 or AWQ/GPTQ INT4
+    checkpoint): the model gets an inference page in that format (``models/<id>-inference-<format>.md``)."""
+
+    precision: Precision = Field(strict=False, description="The build's weight format (fp8, int8, int4 …).")
+    name: ShortText = Field(description="The checkpoint as published, e.g. Qwen/Qwen3-32B-FP8.")
+    source: HttpUrl = Field(description="The checkpoint's page.")
+    note: Text | None = Field(default=None, description="What the build is (who made it, which variant).")
+
+
+class StatedFigure(Record):
+    """A figure the model's publisher states (its model card), shown beside the count the site reads."""
+
+    value_b: float = Field(gt=0, le=10000, description="The figure, in billions of parameters.")
+    source: HttpUrl = Field(description="Where the publisher states it.")
+    quote: ShortText = Field(description="The sentence or table row that states it.")
+    basis: ShortText = Field(description="What the figure counts, in Chinese (shown on the pages).")
+
+
 class OpenModel(Record):
     """An open-weights model whose size drives the memory estimate."""
 
@@ -666,6 +685,11 @@ class OpenModel(Record):
         description="Total parameters in billions (all experts for MoE).",
     )
     active_params_b: float | None = Field(default=None, gt=0, description="Active parameters per token (MoE only).")
+    active_params_stated: StatedFigure | None = Field(
+        default=None,
+        description="MoE: the active-parameter figure the model card states, where it counts differently from "
+        "active_params_b (e.g. without the input-embedding lookup); the pages show it with its basis.",
+    )
     layers: int | None = Field(default=None, ge=1, le=1000, description="Transformer blocks.")
     hidden: int | None = Field(default=None, ge=64, le=100000, description="Hidden size.")
     heads: int | None = Field(default=None, ge=1, le=1024, description="Attention heads.")
@@ -744,6 +768,11 @@ class OpenModel(Record):
         strict=False,
         description="Language models released in a low precision: the dtype of the published weights (fp8 for "
         "DeepSeek-V3/R1's block-scaled FP8 checkpoint); the model's inference page serves it so.",
+    )
+    releases: list[ModelRelease] = Field(
+        default_factory=list,
+        description="Language models: published builds in other serving formats; each format the serving "
+        "runtime's support table runs gets its own inference page.",
     )
     deployments: list[DeploymentPlan] = Field(
         default_factory=list,

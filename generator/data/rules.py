@@ -712,6 +712,23 @@ class ModelPageWorkload(_Section):
     )
 
 
+class ServingPageWorkload(_Section):
+    """What a language model's inference page sizes: its own precision, at the serving load of one
+    scenario, so the model page and that scenario price one job once."""
+
+    precision: PrecisionName = Field(
+        description="Weight precision (a checkpoint released lower is served as released)."
+    )
+    load_scenario: str = Field(
+        min_length=1,
+        description=(
+            "Scenario id (scenarios.yaml, an inference scenario of a language model) whose serving load the "
+            "inference pages take: concurrent users (batch), context, output tokens, KV-cache precision and the "
+            "month of use (hours, disk, traffic, public IP)."
+        ),
+    )
+
+
 class DiffusionPageWorkload(_Section):
     """What an image model's page sizes (the precision is the model's own pipeline_precision)."""
 
@@ -723,7 +740,7 @@ class DiffusionPageWorkload(_Section):
 class ModelPageKinds(_Section):
     """One workload definition per kind of model page; all five are required."""
 
-    inference: ModelPageWorkload = Field(description="Serving a language model.")
+    inference: ServingPageWorkload = Field(description="Serving a language model.")
     diffusion: DiffusionPageWorkload = Field(description="Generating images with a diffusion model.")
     lora: ModelPageWorkload = Field(description="LoRA fine-tuning.")
     qlora: ModelPageWorkload = Field(description="QLoRA fine-tuning.")

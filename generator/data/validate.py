@@ -424,6 +424,10 @@ def reference_check(docs: dict[str, Document]) -> list[Problem]:
         refs = field(field(docs[DataFile.rules].value, "pages"), "compare_reference_scenarios")
         for j, sid in enumerate(refs if isinstance(refs, list) else []):
             ref(DataFile.rules, ("pages", "compare_reference_scenarios", j), sid, DataFile.scenarios)
+        serving = field(field(field(docs[DataFile.rules].value, "pages"), "model_pages"), "inference")
+        load = field(serving, "load_scenario")
+        if load is not None:
+            ref(DataFile.rules, ("pages", "model_pages", "inference", "load_scenario"), load, DataFile.scenarios)
     return problems
 
 
@@ -439,6 +443,17 @@ def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
             at(DataFile.pitfalls, ("pitfalls", i, "evidence"), "evidence: figures needs both gpus and figures")
         if p.evidence.value in ("hidden_costs", "overkill") and p.scenario is None:
             at(DataFile.pitfalls, ("pitfalls", i, "evidence"), f"evidence: {p.evidence.value} needs a scenario")
+    load = cat.scenarios.get(cat.rules.pages.model_pages.inference.load_scenario)
+    if load is not None and not (
+        load.workload is Workload.inference
+        and (m := cat.models.get(load.model)) is not None
+        and m.kind is ModelKind.llm
+    ):
+        at(
+            DataFile.rules,
+            ("pages", "model_pages", "inference", "load_scenario"),
+            f'scenario "{load.id}" must serve a language model (workload: inference) to give the serving load',
+        )
     for i, m in enumerate(cat.models.values()):
         for j, plan in enumerate(m.deployments):
             if plan.gpu not in cat.gpus:

@@ -13,7 +13,7 @@ from typing import Any
 
 from generator.data.editorial import OwnershipDefaults, Purchase, SourcedValue, Tolerance
 from generator.data.records import Edition, FxRate, Gpu, OpenModel, Pitfall, Scenario
-from generator.data.rules import CostRules, ModelPageKinds, ModelPageWorkload
+from generator.data.rules import CostRules, ModelPageKinds
 from generator.engine.cost import Usage
 from generator.engine.reason import Reason
 from generator.engine.recommend import Option, Recommendation
@@ -26,7 +26,7 @@ from generator.results.claims import ClaimResult
 from generator.results.comparisons import Comparison, JobRow
 from generator.results.market import PriceSeries, ProviderSummary, Spread
 from generator.results.metrics import MetricsResults
-from generator.results.model_pages import ModelPage
+from generator.results.model_pages import ModelPage, ServingLoad
 from generator.results.ownership import OwnershipInputs, OwnershipRow
 from generator.results.trends import TrendResults
 from generator.results.trust import GroupTrust
@@ -154,6 +154,7 @@ class EditorGuideContext:
 class ModelsIndexContext:
     pages: list[ModelPage]
     specs: ModelPageKinds  # what each kind of model page sizes
+    load: ServingLoad  # the serving load every inference page is priced at
 
 
 @dataclass(frozen=True)
@@ -203,7 +204,7 @@ class GpuContext:
     field_sources: Mapping[str, Any]
     fits: list[tuple[OpenModel, int | None]]
     fit_counts: list[int]
-    fit_spec: ModelPageWorkload  # the workload the "which models fit" table sizes
+    fit_spec: ServingLoad  # the workload the "which models fit" table sizes
     comparisons: list[Comparison]
     pitfalls: list[Pitfall]
     links_cards: Callable[[Gpu, int], bool]

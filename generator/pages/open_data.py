@@ -24,6 +24,7 @@ from generator.engine import cost as costs
 from generator.engine.recommend import Option
 from generator.pages.messages import explain
 from generator.results.evaluate import Results
+from generator.results.model_pages import with_format_pages
 
 #: Columns of docs/data/gpus.json and gpus.csv, in order.
 GPU_COLUMNS = [
@@ -223,7 +224,7 @@ def estimates_json(results: Results) -> bytes:
     memory allows with the cost per million prompt + output tokens at it.
     """
     records = []
-    for mp in results.models:
+    for mp in with_format_pages(results.models):
         req = mp.request
         inputs: dict[str, Any] = {"batch": req.batch}
         if mp.is_image:

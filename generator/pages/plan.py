@@ -10,7 +10,7 @@ from typing import Any
 
 from generator.data.catalogue import Catalogue
 from generator.data.datafiles import DataFile
-from generator.data.records import Billing, Gpu, Offer, Provider, Workload
+from generator.data.records import Billing, Gpu, Offer, Precision, Provider, Workload
 from generator.engine import cost as costs
 from generator.engine.flags import request_flags
 from generator.engine.links import link_reason
@@ -18,7 +18,7 @@ from generator.engine.recommend import Option, links_cards, scenario_requires_cu
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
-from generator.pages.calculator import calculator_data, calculator_query, scenario_flags
+from generator.pages.calculator import calculator_data, calculator_query, scenario_flags, usage_flags
 from generator.pages.messages import assumption_text, explain
 from generator.pages.names import (
     COMPONENT_ROLE_NAMES,
@@ -317,7 +317,7 @@ def plan_model_index(pl: _Planner) -> None:
         "models/index.md",
         "模型显存与卡数速查",
         f"{len(pl.cat.models)} 个开源模型在推理、LoRA、QLoRA 和全参微调下每卡要多少显存、各 GPU 需要几张卡。",
-        ctx.ModelsIndexContext(pl.results.models, pl.cat.rules.pages.model_pages),
+        ctx.ModelsIndexContext(pl.results.models, pl.cat.rules.pages.model_pages, model_pages.serving_load(pl.cat)),
         pl.everything,
     )
 
@@ -480,7 +480,7 @@ def _gpu_context(pl: _Planner, row: LadderRow, pickable: list[Offer]) -> ctx.Gpu
         field_sources={k.value: v for k, v in gpu.field_sources.items()},
         fits=results.fits[gpu.id],
         fit_counts=cat.rules.pages.fit_card_counts,
-        fit_spec=cat.rules.pages.model_pages.inference,
+        fit_spec=model_pages.serving_load(cat),
         comparisons=comparisons.comparisons_for(results.pairs, gpu.id),
         pitfalls=[p for p in cat.pitfalls if gpu.id in p.gpus],
         links_cards=links_cards,
@@ -551,7 +551,7 @@ def _gpu_rows(pl: _Planner, rows: list[OfferRow]) -> list[tuple[LadderRow, Offer
 def plan_model_pages(pl: _Planner) -> None:
     """One page per model: memory per card, card counts and the cheapest option."""
     cat = pl.cat
-    for mp in pl.results.models:
+    for mp in model_pages.with_format_pages(pl.results.models):
         kind = _kind_label(mp)
         faq = _model_faq(mp, cat.rules.memory.inference.runtimes[cat.rules.defaults.runtime].name)
         context = ctx.ModelContext(
@@ -561,9 +561,15 @@ def plan_model_pages(pl: _Planner) -> None:
             kind,
             _component_rows(mp),
             model_pages.speed_unconfirmed,
-            calculator_query(request_flags(cat, mp.model.id, mp.request, mp.job_tokens_b)),
+            calculator_query(model_flags(cat, mp)),
         )
-        title = f"{mp.model.name} {kind}需要多少显存、几张卡"
+        # A format page names what it adds (fewer cards, the price per token): its own title, not the
+        # main page's with the format in it (and not one more title for a generic 显存 query to wade through).
+        title = (
+            f"{_page_name(mp)} {kind}：几张卡、每百万 token 多少钱"
+            if mp.format_page
+            else f"{mp.model.name} {kind}需要多少显存、几张卡"
+        )
         pl.add(
             f"models/{mp.slug}.md",
             title,
@@ -663,6 +669,23 @@ def _scenario_options(scenarios: dict[str, ScenarioResult], gpu: Gpu) -> list[ct
     return out
 
 
+def model_flags(cat: Catalogue, mp: model_pages.ModelPage) -> dict[str, str]:
+    """The calculator flags of a model page: its request and, for a serving page, the month of use of
+    the load it is priced at, so the calculator ranks the same job."""
+    flags = request_flags(cat, mp.model.id, mp.request, mp.job_tokens_b)
+    if mp.usage is not None:
+        flags.update(usage_flags(cat, mp.usage))
+    return flags
+
+
+def _page_name(mp: model_pages.ModelPage) -> str:
+    """The model as the page names it: with the format on a format page (Qwen3-32B FP8)."""
+    if not mp.format_page:
+        return mp.model.name
+    label = PRECISION_NAMES[mp.request.precision.value].split("（")[0]
+    return f"{mp.model.name} {'AWQ/GPTQ ' if mp.request.precision is Precision.int4 else ''}{label}"
+
+
 def _kind_label(mp: model_pages.ModelPage) -> str:
     """What the page sizes, in words: 生成图像 for image models, else the workload's name."""
     return "生成图像" if mp.is_image else WORKLOAD_NAMES[mp.workload.value]
@@ -707,7 +730,7 @@ def _image_faq(mp: model_pages.ModelPage) -> list[tuple[str, str]]:
 
 
 def _model_faq(mp: model_pages.ModelPage, stack: str) -> list[tuple[str, str]]:
-    name, kind = mp.model.name, _kind_label(mp)
+    name, kind = _page_name(mp), _kind_label(mp)
     if mp.is_image:
         out = _image_faq(mp)
         return out + _cheapest_faq(mp, name, kind)
@@ -733,25 +756,26 @@ def _model_faq(mp: model_pages.ModelPage, stack: str) -> list[tuple[str, str]]:
 
 
 def _token_cost_faq(mp: model_pages.ModelPage, stack: str) -> list[tuple[str, str]]:
-    """What a million tokens cost on the cheapest rented option, and what an API of the same size charges."""
-    best = mp.cheapest_per_token() if mp.serving else None
-    if best is None or best.cost_per_mtok_cny is None or best.sizing.serving is None:
+    """What a million tokens cost on the page's pick at its stated load (the page's one basis), what the
+    same cards give with their memory full, and what an API of the same size charges."""
+    best = mp.rec.pick if mp.serving else None
+    if best is None or best.cost_per_mtok_at_batch_cny is None or best.sizing.serving is None:
         return []
     cap = best.sizing.serving.at_capacity
     answer = (
-        f"按 {stack} 在 {best.gpu.name} × {best.cards} 上同时处理 {cap.concurrency} 路请求"
-        f"（每个请求提示 {cap.prompt_tokens:,} + 输出 {cap.output_tokens:,} token）估算，"
-        f"每百万 token（提示与输出合计）约 {cny(best.cost_per_mtok_cny, 2)}"
+        f"按 {stack} 在 {best.gpu.name} × {best.cards_billed or best.cards} 上服务本页的 {mp.request.batch} 路并发"
+        f"（每个请求提示 {mp.prompt_tokens:,} + 输出 {mp.output_tokens:,} token）估算，"
+        f"每百万 token（提示与输出合计，只计 GPU 租金）约 {cny(best.cost_per_mtok_at_batch_cny, 2)}"
     )
-    if best.cost_per_mtok_at_batch_cny is not None:
-        answer += f"；只服务 {mp.request.batch} 路请求时约 {cny(best.cost_per_mtok_at_batch_cny, 2)}"
+    if best.cost_per_mtok_cny is not None:
+        answer += f"；同样的卡满载（{cap.concurrency} 路并发）时约 {cny(best.cost_per_mtok_cny, 2)}"
     if mp.api.current:
         top = mp.api.current[0]
         answer += (
             f"。同等规模的 {top.price.model}（{top.price.provider}，{top.price.as_of}）按同样比例折合约 "
             f"{cny(top.blended_cny_per_mtok, 2)}/百万 token"
         )
-    return [(f"{mp.model.name} 推理每百万 token 要多少钱？", answer + "。")]
+    return [(f"{_page_name(mp)} 推理每百万 token 要多少钱？", answer + "。")]
 
 
 def _cheapest_faq(mp: model_pages.ModelPage, name: str, kind: str) -> list[tuple[str, str]]:

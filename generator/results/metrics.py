@@ -49,7 +49,7 @@ class SparseExample:
 class BandwidthRow:
     gpu: Gpu
     ceiling_tokens_per_s: float  # bandwidth / bytes of 16-bit weights read per token
-    engine_tokens_per_s: float | None  # the engine's decode estimate (model page), when one card holds it
+    engine_tokens_per_s: float | None  # one user's decode speed at the model page's load, when one card holds it
     cards: int | None  # cards the model page needs on this GPU
 
 
@@ -117,7 +117,9 @@ def metrics_results(cat: Catalogue, models: list[ModelPage]) -> MetricsResults:
     for g in sorted(gpus, key=lambda g: (-g.memory_bandwidth_gbps, g.id)):
         opt = page.rec.option_for(g.id) if page else None
         cards = opt.cards if opt else None
-        tps = opt.sizing.decode_tokens_per_s if opt and cards == 1 else None
+        # one user's decoding speed at the page's load (the page serves several users at once: their
+        # tokens together are not one stream's, which is what the bandwidth bound is about)
+        tps = opt.load.user_tokens_per_s if opt and cards == 1 and opt.load else None
         bandwidth.append(BandwidthRow(g, g.memory_bandwidth_gbps / w16, tps, cards))
     links = [LinkRow(g) for g in sorted(gpus, key=lambda g: (-(g.interconnect_gbps or 0), g.id))]
     own = cat.ownership

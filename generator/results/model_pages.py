@@ -11,14 +11,62 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Delivery, DeploymentPlan, Gpu, ModelKind, Offload, OpenModel, Precision, Workload
+from generator.data.records import (
+    Delivery,
+    DeploymentPlan,
+    Gpu,
+    ModelKind,
+    ModelRelease,
+    Offload,
+    OpenModel,
+    Precision,
+    Workload,
+)
 from generator.engine import recommend as recommend_module
 from generator.engine import support
 from generator.engine.cost import Usage
-from generator.engine.recommend import Constraints, Option, Recommendation, recommend
+from generator.engine.recommend import Constraints, Option, Recommendation, recommend, scenario_usage
 from generator.engine.request import Estimate, Request
-from generator.engine.sizing import Sizer, Sizing, arch_for, output_tokens
+from generator.engine.sizing import Sizer, Sizing, arch_for, scenario_request
 from generator.results.api_compare import NO_API, ApiComparisons, same_size_prices
+
+
+@dataclass(frozen=True)
+class ServingLoad:
+    """The one serving load every language model's inference page is priced at: the load of the
+    scenario ``rules.pages.model_pages.inference.load_scenario`` names, read from that scenario, so the
+    scenario page, the model page and the calculator links price one job once."""
+
+    scenario_id: str
+    scenario_title: str
+    precision: Precision  # the pages' weight precision (rules), unless a checkpoint is released lower
+    batch: int  # concurrent users
+    context: int  # tokens per sequence (prompt plus output)
+    output_tokens: int  # tokens generated per request
+    kv_precision: Precision | None
+    usage: Usage  # the month of use: hours, disk, traffic, public IP
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.context - self.output_tokens
+
+
+def serving_load(cat: Catalogue) -> ServingLoad:
+    """The load of ``rules.pages.model_pages.inference.load_scenario`` (validation checks it names an
+    inference scenario of a language model)."""
+    spec = cat.rules.pages.model_pages.inference
+    s = cat.scenarios[spec.load_scenario]
+    req = scenario_request(s, cat.models[s.model], cat.rules)
+    return ServingLoad(
+        s.id,
+        s.title,
+        Precision(spec.precision),
+        req.batch,
+        req.context,
+        req.output_tokens or 0,
+        req.kv_precision,
+        scenario_usage(s, cat.rules),
+    )
 
 
 @dataclass(frozen=True)
@@ -37,6 +85,19 @@ class ModelPage:
     api: ApiComparisons = NO_API
     #: the model's deployment plans (models.yaml ``deployments``), each sized and priced at the page's workload
     plans: tuple[PlanResult, ...] = ()
+    #: the month of use the page is priced at (serving pages: the load scenario's)
+    usage: Usage | None = None
+    #: serving pages: the load the page is priced at (the scenario it takes it from)
+    load: ServingLoad | None = None
+    #: a format page (models/<id>-inference-<format>.md): the published builds in its format
+    releases: tuple[ModelRelease, ...] = ()
+    #: a language model's main inference page: its pages in the other published formats
+    format_pages: tuple[ModelPage, ...] = ()
+
+    @property
+    def format_page(self) -> bool:
+        """A page of the model served in one of its published builds' formats (not the main page)."""
+        return bool(self.releases)
 
     @property
     def is_image(self) -> bool:
@@ -68,6 +129,13 @@ class ModelPage:
 
     @property
     def slug(self) -> str:
+        if self.releases:
+            return format_slug(self.model.id, self.request.precision)
+        return f"{self.model.id}-{self.workload.value}"
+
+    @property
+    def main_slug(self) -> str:
+        """The slug of the model's main page of this workload (a format page links back to it)."""
         return f"{self.model.id}-{self.workload.value}"
 
     def cheapest(self, delivery: Delivery) -> Option | None:
@@ -79,6 +147,11 @@ class ModelPage:
             return (int(o.tentative), o.measure_value if o.measure_value is not None else float("inf"), o.gpu.id)
 
         return min(options, key=key, default=None)
+
+
+def format_slug(model_id: str, precision: Precision) -> str:
+    """A format page's slug: ``qwen3-32b-inference-fp8``."""
+    return f"{model_id}-{Workload.inference.value}-{precision.value}"
 
 
 @dataclass(frozen=True)
@@ -93,13 +166,13 @@ class PlanResult:
     support_note: str | None = None
 
 
-def plan_results(cat: Catalogue, model: OpenModel, req: Request, sizer: Sizer) -> tuple[PlanResult, ...]:
-    """Each plan at the page's lengths and load, in its own format. Plans name their card, so the
-    CUDA rule does not rule any out; a non-NVIDIA option still says its code must move off CUDA."""
+def plan_results(cat: Catalogue, model: OpenModel, req: Request, sizer: Sizer, usage: Usage) -> tuple[PlanResult, ...]:
+    """Each plan at the page's lengths, load and month of use, in its own format. Plans name their card,
+    so the CUDA rule does not rule any out; a non-NVIDIA option still says its code must move off CUDA."""
     out = []
     for plan in model.deployments:
         preq = replace(req, precision=plan.precision)
-        c = Constraints(usage=Usage.from_rules(cat.rules), require_cuda=False)
+        c = Constraints(usage=usage, require_cuda=False)
         rec = recommend(cat, partial(_size, sizer, preq), Workload.inference, c)
         option = next((o for o in rec.options if o.gpu.id == plan.gpu), None)
         note = support.check_request(cat.gpus[plan.gpu], preq, cat.rules).note if plan.gpu in cat.gpus else None
@@ -127,8 +200,8 @@ def page_request(cat: Catalogue, model: OpenModel, workload: Workload) -> Reques
     """The workload a model page sizes: ``rules.pages.model_pages``, the rest from ``rules.defaults``.
 
     Image models use the ``diffusion`` entry (resolution, batch, offload) in their own
-    ``pipeline_precision``; language models the entry of their workload (inference in the model's
-    ``checkpoint_precision`` when it has one).
+    ``pipeline_precision``; language models the entry of their workload; inference in the model's
+    ``checkpoint_precision`` when it has one, at the serving load of :func:`serving_load`.
     """
     pages, d = cat.rules.pages.model_pages, cat.rules.defaults
     arch = arch_for(model, cat.rules)
@@ -143,28 +216,65 @@ def page_request(cat: Catalogue, model: OpenModel, workload: Workload) -> Reques
             resolution=img.resolution,
             offload=img.offload,
         )
+    if workload is Workload.inference:
+        load = serving_load(cat)
+        # A checkpoint released in a low precision (DeepSeek-V3/R1's FP8) is served as released.
+        return Request.with_defaults(
+            d,
+            workload,
+            arch,
+            model.checkpoint_precision or load.precision,
+            kv_precision=load.kv_precision,
+            batch=load.batch,
+            context=load.context,
+            output_tokens=load.output_tokens,
+        )
     spec = getattr(pages, workload.value)
-    # A checkpoint released in a low precision (DeepSeek-V3/R1's FP8) is served as released.
-    native = model.checkpoint_precision if workload is Workload.inference else None
     return Request.with_defaults(
         d,
         workload,
         arch,
-        native or Precision(spec.precision),
+        Precision(spec.precision),
         batch=spec.batch,
         context=spec.context,
-        output_tokens=output_tokens(spec.output_tokens, spec.context, cat.rules)
-        if workload is Workload.inference
-        else None,
     )
 
 
-def model_page(cat: Catalogue, model: OpenModel, workload: Workload, sizer: Sizer) -> ModelPage:
+def published_formats(cat: Catalogue, model: OpenModel) -> dict[Precision, tuple[ModelRelease, ...]]:
+    """The formats a language model gets a page in besides its main inference page: those of its
+    published builds (models.yaml ``releases``) that the serving runtime's support table lists (a format
+    the table does not know is not one the site can say runs anywhere), other than the main page's."""
+    if model.kind is not ModelKind.llm:
+        return {}
+    main = page_request(cat, model, Workload.inference).precision
+    known = cat.rules.support.runtimes[cat.rules.defaults.runtime.value].formats
+    out: dict[Precision, tuple[ModelRelease, ...]] = {}
+    for r in model.releases:
+        if r.precision is not main and r.precision in known:
+            out[r.precision] = (*out.get(r.precision, ()), r)
+    return out
+
+
+def model_page(
+    cat: Catalogue,
+    model: OpenModel,
+    workload: Workload,
+    sizer: Sizer,
+    releases: tuple[ModelRelease, ...] = (),
+) -> ModelPage:
+    """One model page; with ``releases`` (published builds of one format), the inference page in that format."""
     job = (
-        None if model.kind is ModelKind.diffusion else getattr(cat.rules.pages.model_pages, workload.value).job_tokens_b
+        None
+        if model.kind is ModelKind.diffusion or workload is Workload.inference
+        else getattr(cat.rules.pages.model_pages, workload.value).job_tokens_b
     )
     req = page_request(cat, model, workload)
-    c = Constraints(usage=Usage.from_rules(cat.rules), require_cuda=cat.rules.defaults.require_cuda, job_tokens_b=job)
+    if releases:
+        req = replace(req, precision=releases[0].precision)
+    serving = workload is Workload.inference and model.kind is ModelKind.llm
+    load = serving_load(cat) if serving else None
+    usage = load.usage if load is not None else Usage.from_rules(cat.rules)
+    c = Constraints(usage=usage, require_cuda=cat.rules.defaults.require_cuda, job_tokens_b=job)
     # Two models of the same shape ask the same question: rank the GPUs once per distinct request
     # (the ranking is read-only afterwards, so the pages can share it).
     key = (req, workload, job)
@@ -180,11 +290,23 @@ def model_page(cat: Catalogue, model: OpenModel, workload: Workload, sizer: Size
         prompt = req.context - req.output_tokens
         tolerance = cat.rules.pages.api_size_tolerance
         api = same_size_prices(cat, model, prompt, req.output_tokens, tolerance)
-    plans = plan_results(cat, model, req, sizer) if model.deployments and workload is Workload.inference else ()
-    return ModelPage(model, workload, req, sizer.estimate(req), rec, job, alt, api, plans)
+    main = workload is Workload.inference and not releases
+    plans = plan_results(cat, model, req, sizer, usage) if model.deployments and main else ()
+    formats: tuple[ModelPage, ...] = ()
+    if main and serving:
+        formats = tuple(model_page(cat, model, workload, sizer, rs) for rs in published_formats(cat, model).values())
+    return ModelPage(
+        model, workload, req, sizer.estimate(req), rec, job, alt, api, plans, usage, load, releases, formats
+    )
+
+
+def with_format_pages(pages: list[ModelPage]) -> list[ModelPage]:
+    """Every page to write: each main page followed by its format pages."""
+    return [q for p in pages for q in (p, *p.format_pages)]
 
 
 def model_pages(cat: Catalogue, sizer: Sizer) -> list[ModelPage]:
+    """One main page per model and workload; a language model's inference page carries its format pages."""
     return [model_page(cat, m, w, sizer) for m in cat.models.values() for w in model_workloads(m)]
 
 

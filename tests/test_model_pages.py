@@ -1,0 +1,180 @@
+"""Model landing pages (results.model_pages): one stated serving load shared with a scenario, pages per
+published serving format, and the active-parameter figure with its basis (issues 17 and 19).
+
+All on the mini fixture: its serving scenario ``serve-7b`` (Llama-2-7B, BF16, 4 users, 2,048-token
+context, 300 hours a month) is the load the fixture's rules name (conftest.make_project)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from conftest import MINI_BUILD_DATE, REPO, make_project, replace_in
+
+from generator.data.catalogue import Catalogue
+from generator.data.problems import render
+from generator.data.records import Precision, Workload
+from generator.data.validate import load_catalogue
+from generator.engine.exclusion import ExclusionKind
+from generator.engine.sizing import Sizer
+from generator.pages.plan import model_flags
+from generator.pages.render import environment
+from generator.pipeline import Project, generate
+from generator.results.model_pages import model_page
+from generator.results.scenarios import scenario_results
+
+RELEASES = """    releases:
+      - precision: fp8
+        name: example/Llama-2-7b-FP8
+        source: https://example.com/llama-2-7b-fp8
+      - precision: bf16
+        name: example/Llama-2-7b-BF16
+        source: https://example.com/llama-2-7b-bf16
+      - precision: q4_k_m
+        name: example/Llama-2-7b-GGUF
+        source: https://example.com/llama-2-7b-gguf
+"""
+
+
+def _catalogue(root: Path) -> Catalogue:
+    cat, problems = load_catalogue(root / "data", root)
+    assert cat is not None, render(problems)
+    return cat
+
+
+def _with_releases(data: Path) -> None:
+    # the first model of the fixture (Llama-2-7B) ends its entry with its source line
+    replace_in(
+        data / "models.yaml",
+        "    source: https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json\n",
+        "    source: https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json\n" + RELEASES,
+    )
+
+
+def test_the_model_page_and_its_load_scenario_price_one_job(mini: Path) -> None:
+    cat = _catalogue(mini)
+    sizer = Sizer(cat.rules)
+    scenario = scenario_results(cat, sizer)["serve-7b"]
+    page = model_page(cat, cat.models["llama-2-7b"], Workload.inference, sizer)
+    # the scenario's load, as data/scenarios.yaml of the fixture states it
+    assert (page.request.batch, page.request.context) == (4, 2048)
+    assert page.usage is not None and page.usage.hours_per_month == 300
+    a, b = scenario.rec.pick, page.rec.pick
+    assert a is not None and b is not None and a.monthly is not None and b.monthly is not None
+    assert (a.gpu.id, a.cards_billed, a.offer) == (b.gpu.id, b.cards_billed, b.offer)
+    assert a.monthly.gpu_rent == pytest.approx(b.monthly.gpu_rent)
+    assert a.monthly.total == pytest.approx(b.monthly.total)
+    assert a.cost_per_mtok_at_batch_cny is not None
+    assert a.cost_per_mtok_at_batch_cny == pytest.approx(b.cost_per_mtok_at_batch_cny)
+
+
+def test_the_calculator_link_carries_the_load(mini: Path) -> None:
+    cat = _catalogue(mini)
+    page = model_page(cat, cat.models["llama-2-7b"], Workload.inference, Sizer(cat.rules))
+    flags = model_flags(cat, page)
+    # 4 users and 300 hours differ from rules.defaults (batch 1, 730 hours); the context is the default
+    assert flags["batch"] == "4" and flags["hours-per-month"] == "300"
+    assert "context" not in flags
+
+
+def test_a_load_scenario_that_serves_no_language_model_is_refused(tmp_path: Path) -> None:
+    root = make_project(tmp_path)
+    replace_in(root / "data" / "rules.yaml", "load_scenario: serve-7b", "load_scenario: full-13b")
+    found, problems = load_catalogue(root / "data", root)
+    assert found is None
+    assert 'pages.model_pages.inference.load_scenario: scenario "full-13b" must serve a language model' in render(
+        problems
+    )
+
+
+def test_an_unknown_load_scenario_is_refused(tmp_path: Path) -> None:
+    root = make_project(tmp_path)
+    replace_in(root / "data" / "rules.yaml", "load_scenario: serve-7b", "load_scenario: serve-70b")
+    found, problems = load_catalogue(root / "data", root)
+    assert found is None
+    assert "pages.model_pages.inference.load_scenario" in render(problems)
+
+
+def test_format_pages_only_for_published_formats_the_runtime_runs(tmp_path: Path) -> None:
+    cat = _catalogue(make_project(tmp_path, _with_releases))
+    page = model_page(cat, cat.models["llama-2-7b"], Workload.inference, Sizer(cat.rules))
+    # BF16 is the main page's own format: no second page for it; the others in the order listed
+    assert [(p.slug, p.request.precision) for p in page.format_pages] == [
+        ("llama-2-7b-inference-fp8", Precision.fp8),
+        ("llama-2-7b-inference-q4_k_m", Precision.q4_k_m),
+    ]
+    fp8 = page.format_pages[0]
+    assert [r.name for r in fp8.releases] == ["example/Llama-2-7b-FP8"]
+    # the same load as the main page, in its own format: the linear layers at 1 byte, the input embedding
+    # and the head (32,000 x 4,096 each) kept at 2 bytes: (6.74e9 - 2 * 131,072,000) + 2 * 131,072,000 * 2
+    # = 7,002,144,000 bytes = 6.52 GiB
+    assert (fp8.request.batch, fp8.request.context) == (page.request.batch, page.request.context)
+    assert fp8.single_card.breakdown["weights"] == pytest.approx(7_002_144_000 / 2**30, rel=1e-3)
+    assert not fp8.format_pages and fp8.main_slug == "llama-2-7b-inference"
+
+
+def test_a_format_page_leaves_out_cards_its_format_does_not_run_on(tmp_path: Path) -> None:
+    def edit(data: Path) -> None:
+        _with_releases(data)
+        # the fixture's A100 made a Volta-class card (7.0): below both FP8 kernels' floors (8.9, 8.0)
+        replace_in(data / "gpus.yaml", "    compute_capability: 8.0\n", "    compute_capability: 7.0\n")
+
+    cat = _catalogue(make_project(tmp_path, edit))
+    page = model_page(cat, cat.models["llama-2-7b"], Workload.inference, Sizer(cat.rules))
+    fp8 = page.format_pages[0]
+    a100 = fp8.rec.option_for("a100-sxm-80g")
+    assert a100 is not None and a100.excluded is not None
+    assert a100.excluded.kind is ExclusionKind.unsupported_format
+    # Ada (8.9) and Hopper (9.0) run FP8 W8A8
+    for gid in ("rtx-4090-24g", "h100-sxm-80g"):
+        o = fp8.rec.option_for(gid)
+        assert o is not None and (o.excluded is None or o.excluded.kind is not ExclusionKind.unsupported_format)
+    assert a100.excluded.params["format"] == "FP8"
+
+
+def _active(model: object) -> str:
+    env = environment(REPO / "templates")
+    return env.get_template("partials/active_params.md.j2").render(model=model)
+
+
+def test_the_model_cards_active_figure_is_shown_with_its_basis() -> None:
+    # OpenAI's gpt-oss model card (arXiv 2508.10925): "116.8B total parameters (5.1B active)"; the count
+    # read from config.json with the 201,088 x 2,880 input embedding is 5.71B
+    stated = SimpleNamespace(
+        value_b=5.13,
+        source="https://arxiv.org/abs/2508.10925",
+        quote="gpt-oss-120b: 116.8B total parameters (5.1B active)",
+        basis="OpenAI 模型卡的数字，不计输入词嵌入查表",
+    )
+    text = _active(SimpleNamespace(active_params_b=5.71, active_params_stated=stated))
+    assert text.startswith(
+        "每个 token 激活 5.1B（[OpenAI 模型卡的数字，不计输入词嵌入查表](https://arxiv.org/abs/2508.10925)"
+    )
+    assert "5.7B" in text and "config.json" in text
+    # without a stated figure the page says what the count is
+    assert _active(SimpleNamespace(active_params_b=12.9, active_params_stated=None)) == (
+        "每个 token 激活 12.9B（按 config.json 计算）"
+    )
+
+
+def test_the_bundled_gpt_oss_figures_are_the_model_cards() -> None:
+    # model card (arXiv 2508.10925) Table 1: active parameters 5.13B (120b) and 3.61B (20b)
+    cat = _catalogue(REPO)
+    for mid, value in (("gpt-oss-120b", 5.13), ("gpt-oss-20b", 3.61)):
+        stated = cat.models[mid].active_params_stated
+        assert stated is not None and stated.value_b == value
+
+
+def test_the_main_page_and_the_index_link_the_format_pages(tmp_path: Path) -> None:
+    root = make_project(tmp_path, _with_releases)
+    gen = generate(Project.at(root, build_date=MINI_BUILD_DATE))
+    main = gen.files["models/llama-2-7b-inference.md"].decode("utf-8")
+    index = gen.files["models/index.md"].decode("utf-8")
+    fp8 = gen.files["models/llama-2-7b-inference-fp8.md"].decode("utf-8")
+    assert "](llama-2-7b-inference-fp8.md)" in main and "](llama-2-7b-inference-fp8.md)" in index
+    # the format page names its build and links back to the main page
+    assert "[example/Llama-2-7b-FP8](https://example.com/llama-2-7b-fp8)" in fp8
+    assert "](llama-2-7b-inference.md)" in fp8
+    # its calculator link asks for the same load in its format
+    assert "(../calculator.md?workload=inference&model=llama-2-7b&precision=fp8&batch=4&hours-per-month=300)" in fp8
