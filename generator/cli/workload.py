@@ -448,7 +448,12 @@ def recommend_options(cat: Catalogue, args: argparse.Namespace) -> Recommendatio
 
 
 def recommend_result(cat: Catalogue, args: argparse.Namespace) -> dict[str, Any]:
-    """What ``recommend --json`` prints: every GPU ranked (:func:`recommend_options`), with the pick."""
+    """What ``recommend --json`` prints: every GPU ranked (:func:`recommend_options`), with the pick.
+
+    Each option's exclusion and reasons come twice: in words (``excluded``, ``reasons``; the reasons
+    end with the exclusion's words) and as records (``exclusion``, ``reason_records``: ``{"kind":
+    …, "params": {…}}``, kinds of :class:`~generator.engine.exclusion.ExclusionKind` and
+    :class:`~generator.engine.reason.ReasonKind`) for programs that sort or count them."""
     rec = recommend_options(cat, args)
     rows: list[dict[str, Any]] = []
     for rank, o in enumerate(rec.options, 1):
@@ -478,6 +483,8 @@ def recommend_result(cat: Catalogue, args: argparse.Namespace) -> dict[str, Any]
                 "excluded": explain(o.excluded) if o.excluded else None,
                 "exclusion": o.excluded.record() if o.excluded else None,
                 "reasons": [explain(x) for x in o.reasons] + ([explain(o.excluded)] if o.excluded else []),
+                # the same reasons as records ({kind, params}: the message table's kind and figures)
+                "reason_records": [x.record() for x in o.reasons],
             }
         )
     return {"options": rows, "pick": rows[0]["gpu"] if rec.pick else None}
