@@ -9,7 +9,7 @@
 import { cardCounts, estimate, usableGib } from "./engine/memory.js";
 import { cny, fixed, grouped } from "./engine/py.js";
 import { readHfConfig } from "./engine/hfconfig.js";
-import { ARCH_FLAGS, CLI_PRECISION, KNOWN, VARIANT_FLAGS, catalogue, recommendResult } from "./engine/workload.js";
+import { ARCH_FLAGS, KNOWN, VARIANT_FLAGS, catalogue, recommendResult } from "./engine/workload.js";
 import { idleCards } from "./engine/recommend.js";
 import { explain as explainRecord } from "./messages.js";
 
@@ -166,7 +166,7 @@ function init() {
       if (box && visible(flag) && halfWidth(box.value).trim() !== "") pairs.push([flag, halfWidth(box.value).trim()]);
     }
     const prec = input("precision").value;
-    if (prec !== CLI_PRECISION) pairs.push(["precision", prec]);
+    if (prec !== defaults.precision) pairs.push(["precision", prec]);
     for (const flag of SELECT_FLAGS) if (visible(flag) && input(flag).value !== "") pairs.push([flag, input(flag).value]);
     if (visible("tied-embeddings") && input("tied-embeddings").checked) pairs.push(["tied-embeddings", "1"]);
     if (visible("grad-checkpointing") && input("grad-checkpointing").checked !== defaults.grad_checkpointing) {
@@ -191,7 +191,7 @@ function init() {
     if (v.params !== undefined && v.model === undefined) modelSelect.value = "";
     else if (v.model !== undefined) ensureOption(modelSelect, v.model);
     for (const flag of TEXT_FLAGS) if (input(flag)) input(flag).value = v[flag] !== undefined ? v[flag] : "";
-    fillPrecisions(v.precision || CLI_PRECISION);
+    fillPrecisions(v.precision || defaults.precision);
     for (const flag of SELECT_FLAGS) {
       if (v[flag] !== undefined) ensureOption(input(flag), v[flag]);
       else input(flag).value = "";

@@ -15,8 +15,6 @@ export const OPTIMIZERS = ["adamw", "adamw-8bit", "sgd"];
 export const OFFLOADS = ["none", "model"];
 export const RUNTIMES = ["vllm", "transformers", "llama.cpp"];
 export const BILLINGS = ["on_demand", "daily", "monthly", "spot", "reserved"];
-/** `recommend`'s default precision (argparse default in generator/cli/workload.py). */
-export const CLI_PRECISION = "bf16";
 
 export const ARCH_FLAGS = ["layers", "hidden", "heads", "kv-heads", "vocab", "intermediate", "head-dim"];
 export const MOE_FLAGS = ["experts", "experts-per-token", "active-params", "tied-embeddings"];
@@ -224,7 +222,7 @@ export function buildRequest(data, v) {
   if (output !== null && !(output >= 1 && output < context)) {
     throw new FieldError("context", form("no_prompt"));
   }
-  const precision = given("precision", CLI_PRECISION);
+  const precision = given("precision", d.precision);
   if (v.workload === "full" || v.workload === "pretrain") {
     const ok = Object.keys(data.rules.memory.training.recipes);
     if (!ok.includes(precision)) {
