@@ -16,7 +16,7 @@ from generator.data.catalogue import Catalogue
 from generator.data.problems import DataError, Problem, errors
 from generator.data.validate import load_catalogue
 from generator.pages.files import generated_files
-from generator.publish.lock import write_lock
+from generator.publish.lock import DEFAULT_WAIT, write_lock
 from generator.publish.mkdocs_build import build_site
 from generator.publish.ownership import plan
 from generator.publish.safe_files import check_output_folder, remove_tree
@@ -38,9 +38,13 @@ class Project:
     config: Path
     #: the date prices are judged against (see Catalogue.build_date); the command line resolves it
     build_date: dt.date | None = None
+    #: seconds a write waits for another writer's lock (publish.lock); the command line reads the setting
+    lock_wait: float = DEFAULT_WAIT
 
     @classmethod
-    def at(cls, root: Path, data: Path | None = None, build_date: dt.date | None = None) -> Project:
+    def at(
+        cls, root: Path, data: Path | None = None, build_date: dt.date | None = None, lock_wait: float = DEFAULT_WAIT
+    ) -> Project:
         root = root.resolve()
         return cls(
             root=root,
@@ -50,6 +54,7 @@ class Project:
             site=root / "site",
             config=root / "mkdocs.yml",
             build_date=build_date,
+            lock_wait=lock_wait,
         )
 
 
@@ -92,7 +97,7 @@ def build(project: Project, *, site: bool = True, production: bool = False) -> G
     )
     phase = "waiting"
     try:
-        with write_lock(project.root):
+        with write_lock(project.root, project.lock_wait):
             # The inputs are read under the lock: `serve`'s rebuilds and `edition` take it too, so
             # what is swapped in below is what data/ holds while nobody else writes.
             gen = generate(project, production=production)
