@@ -16,6 +16,7 @@ from generator.data.catalogue import Catalogue
 from generator.data.problems import DataError, Problem, errors
 from generator.data.validate import load_catalogue
 from generator.pages.files import generated_files
+from generator.pages.messages import editor_notice
 from generator.publish.lock import DEFAULT_WAIT, write_lock
 from generator.publish.mkdocs_build import build_site
 from generator.publish.ownership import plan
@@ -79,7 +80,8 @@ def generate(project: Project, *, production: bool = False) -> Generated:
         raise DataError(problems)
     results = evaluate(cat)
     files = generated_files(cat, results, project.templates, settings.site_url)
-    return Generated(cat, results, files, problems + editor_notices(cat, results.scenarios), settings)
+    notices = editor_notices(cat, results.scenarios, editor_notice)
+    return Generated(cat, results, files, problems + notices, settings)
 
 
 def build(project: Project, *, site: bool = True, production: bool = False) -> Generated:
