@@ -16,7 +16,8 @@ from generator.data.catalogue import Catalogue
 from generator.data.problems import DataError, Problem, errors
 from generator.data.validate import load_catalogue
 from generator.pages.files import generated_files
-from generator.publish.lock import write_lock
+from generator.pages.messages import editor_notice
+from generator.publish.lock import DEFAULT_WAIT, write_lock
 from generator.publish.mkdocs_build import build_site
 from generator.publish.ownership import plan
 from generator.publish.safe_files import check_output_folder, remove_tree
@@ -43,9 +44,13 @@ class Project:
     build_date: dt.date | None = None
     #: the calibration set pages name their figures' record from (docs-dev/calibration); None: no note
     calibration: Path | None = None
+    #: seconds a write waits for another writer's lock (publish.lock); the command line reads the setting
+    lock_wait: float = DEFAULT_WAIT
 
     @classmethod
-    def at(cls, root: Path, data: Path | None = None, build_date: dt.date | None = None) -> Project:
+    def at(
+        cls, root: Path, data: Path | None = None, build_date: dt.date | None = None, lock_wait: float = DEFAULT_WAIT
+    ) -> Project:
         root = root.resolve()
         return cls(
             root=root,
@@ -57,6 +62,7 @@ class Project:
             readme=root / "README.md",
             build_date=build_date,
             calibration=root / "docs-dev" / "calibration",
+            lock_wait=lock_wait,
         )
 
 
@@ -82,7 +88,8 @@ def generate(project: Project, *, production: bool = False) -> Generated:
     results = evaluate(cat)
     trust = calibration_trust(project.calibration, cat)
     files = generated_files(cat, results, project.templates, settings.site_url, trust)
-    return Generated(cat, results, files, problems + editor_notices(cat, results.scenarios), settings)
+    notices = editor_notices(cat, results.scenarios, editor_notice)
+    return Generated(cat, results, files, problems + notices, settings)
 
 
 def build(project: Project, *, site: bool = True, production: bool = False) -> Generated:
@@ -100,7 +107,7 @@ def build(project: Project, *, site: bool = True, production: bool = False) -> G
     )
     phase = "waiting"
     try:
-        with write_lock(project.root):
+        with write_lock(project.root, project.lock_wait):
             # The inputs are read under the lock: `serve`'s rebuilds and `edition` take it too, so
             # what is swapped in below is what data/ holds while nobody else writes.
             gen = generate(project, production=production)

@@ -115,15 +115,13 @@ def test_no_module_reads_the_repositorys_rules_or_the_clock() -> None:
                 assert not own_files.search(code), where
 
 
-#: Layers that still print: publish/ reports the writer lock's wait and the swap's progress on
-#: stderr (its split into ownership, link-safe writes and the swap is a separate change).
-MAY_PRINT = {"cli", "publish"}
+#: The one layer that prints (publish/ reports the lock's wait through the ``gpu-guide`` logger).
+MAY_PRINT = {"cli"}
 
 
 def prints(source: str) -> list[int]:
-    """Lines of every ``print(...)`` call in ``source``."""
-    return [n.lineno for n in ast.walk(ast.parse(source))
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"]  # fmt: skip
+    """Lines of every use of ``print``: a call, or the function passed on (``say=print``)."""
+    return [n.lineno for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name) and n.id == "print"]
 
 
 def test_only_the_command_line_prints() -> None:
@@ -134,4 +132,27 @@ def test_only_the_command_line_prints() -> None:
         if name.split(".")[1:2] and name.split(".")[1] in MAY_PRINT:
             continue
         assert prints(path.read_text(encoding="utf-8")) == [], f"{path.relative_to(ROOT.parent)} prints"
-    assert prints("def f() -> None:\n    print('x')\n") == [2]  # the control
+    assert prints("def f() -> None:\n    print('x')\n") == [2]  # the controls
+    assert prints("def f(say=print) -> None:\n    say('x')\n") == [1]
+
+
+#: Modules below cli/ that touch the environment, and why: mkdocs_build sets SOURCE_DATE_EPOCH for
+#: mkdocs' own build and puts back exactly what was there.
+ENVIRONMENT_ALLOWED = {"generator.publish.mkdocs_build"}
+READS_ENVIRONMENT = re.compile(r"os\.environ\.get\(|os\.getenv\(|os\.environ\[|environ\.get\(")
+
+
+def test_only_the_command_line_reads_settings_from_the_environment() -> None:
+    """Settings such as GPU_GUIDE_LOCK_WAIT are read in cli/ and passed down (Project.lock_wait)."""
+    found = []
+    for path in MODULES:
+        name = module_name(path)
+        if name.split(".")[1:2] == ["cli"] or name in ENVIRONMENT_ALLOWED:
+            continue
+        code = [line.split("#", 1)[0] for line in path.read_text(encoding="utf-8").splitlines()]
+        found += [f"{name}:{n}" for n, line in enumerate(code, 1) if READS_ENVIRONMENT.search(line)]
+    assert found == []
+    assert all(READS_ENVIRONMENT.search(s) for s in ('os.environ.get("X", "")', "os.getenv('X')", 'os.environ["X"]'))
+    for name in ENVIRONMENT_ALLOWED:  # an allowance for a module that no longer needs it fails
+        path = next(p for p in MODULES if module_name(p) == name)
+        assert READS_ENVIRONMENT.search(path.read_text(encoding="utf-8"))

@@ -10,12 +10,18 @@ import json
 import random
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import REPO, skip_unless_installed
 
+from generator.data.validate import load_catalogue
 from generator.formats import cny
+from generator.pages.calculator import calculator_data
+from generator.pages.form_messages import FORM_ZH, form_messages_json
+from generator.pages.messages import messages_json
+from generator.pages.names import BILLING_NAMES
 
 NODE = shutil.which("node")
 skip_unless_installed(NODE, "node is not installed (CI has it)")
@@ -79,12 +85,30 @@ process.stdout.write(JSON.stringify(values.map((n) => py.groupedInt(n))));
     assert node(script, ints) == [f"{n:,}" for n in ints]
 
 
+#: Reads {texts, messages, billing}; prints readHfConfig's answer for each text, its error and note
+#: in words (messages.js with the calculator's tables).
 READ = """
 import { readHfConfig } from %s;
+import { explain } from %s;
 import fs from "fs";
-const texts = JSON.parse(fs.readFileSync(0, "utf8"));
-process.stdout.write(JSON.stringify(texts.map((t) => readHfConfig(t))));
+const { texts, messages, billing } = JSON.parse(fs.readFileSync(0, "utf8"));
+const words = (r) => (r ? explain(messages, billing, r, "form") : "");
+process.stdout.write(JSON.stringify(texts.map((t) => readHfConfig(t)).map((o) =>
+  o.error ? { ...o, error: words(o.error) } : { ...o, note: words(o.note) })));
 """
+
+
+def read_configs(texts: list[str]) -> list[dict[str, Any]]:
+    """readHfConfig on each text, in node, its messages in words."""
+    script = READ % (
+        json.dumps((ENGINE / "hfconfig.js").as_uri()),
+        json.dumps((ENGINE.parent / "messages.js").as_uri()),
+    )
+    out: list[dict[str, Any]] = node(
+        script, {"texts": texts, "messages": messages_json() | form_messages_json(), "billing": BILLING_NAMES}
+    )
+    return out
+
 
 LLAMA2_7B = {"hidden_size": 4096, "intermediate_size": 11008, "num_attention_heads": 32, "num_hidden_layers": 32,
              "num_key_value_heads": 32, "vocab_size": 32000, "tie_word_embeddings": False}  # fmt: skip
@@ -96,8 +120,7 @@ def test_config_json_gives_the_published_parameter_counts() -> None:
     tied = {**LLAMA2_7B, "tie_word_embeddings": True}
     nested = {"architectures": ["LlavaForConditionalGeneration"], "text_config": LLAMA2_7B}
     gqa = {**LLAMA2_7B, "num_key_value_heads": 8, "head_dim": 64}
-    out = node(READ % json.dumps((ENGINE / "hfconfig.js").as_uri()),
-               [json.dumps(c) for c in (LLAMA2_7B, MIXTRAL, tied, nested, gqa)])  # fmt: skip
+    out = read_configs([json.dumps(c) for c in (LLAMA2_7B, MIXTRAL, tied, nested, gqa)])
     llama, mixtral, tied_out, nested_out, gqa_out = out
     # Llama-2-7B: 6,738,415,616 parameters (models.yaml, from the checkpoint's tensor sizes):
     # 2 x 32000 x 4096 embedding + lm_head, 32 x (4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096), + 4096.
@@ -136,5 +159,132 @@ def test_config_json_gives_the_published_parameter_counts() -> None:
     ],
 )
 def test_config_json_it_cannot_read_is_refused(config: str, words: str) -> None:
-    (out,) = node(READ % json.dumps((ENGINE / "hfconfig.js").as_uri()), [config])
+    (out,) = read_configs([config])
     assert "flags" not in out and words in out["error"], out
+
+
+# --------------------------------------------------------------------------- form errors as records
+
+#: The engine before its form errors became records (the last commit whose JS built the sentences).
+BEFORE = "f512d68"
+
+#: Reads {data, cases, configs, old}; prints, per case, [field, words] of recommendResult's first error
+#: (null when it ranked) and per config readHfConfig's error or note in words. With `old` the modules
+#: return the sentences themselves (BEFORE), else form records worded by messages.js.
+FORMS = """
+import { recommendResult, catalogue } from %s;
+import { readHfConfig } from %s;
+import { explain } from %s;
+import fs from "fs";
+const { data, cases, configs, old } = JSON.parse(fs.readFileSync(0, "utf8"));
+const cat = catalogue(data);
+const words = (r) => (!r ? "" : old ? r : explain(data.messages, data.names.billing, r, "form"));
+const errors = cases.map((pairs) => {
+  const r = recommendResult(data, pairs, cat);
+  return r.errors.length ? [r.errors[0].field, old ? r.errors[0].message : words(r.errors[0].record),
+    old ? null : r.errors[0].record.kind] : null;
+});
+const read = configs.map((t) => { const o = readHfConfig(t); return o.error ? words(o.error) : words(o.note); });
+process.stdout.write(JSON.stringify({ errors, read }));
+"""
+
+
+def _engine_at(commit: str, into: Path) -> Path:
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git is not installed")
+    names = subprocess.run([git, "-C", str(REPO), "ls-tree", "--name-only", commit, "docs/javascripts/engine/"],
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    if names.returncode != 0:
+        pytest.skip(f"{commit} is not in this clone")
+    for name in names.stdout.split():
+        text = subprocess.run([git, "-C", str(REPO), "show", f"{commit}:{name}"],
+                              capture_output=True, text=True, check=True).stdout  # fmt: skip
+        (into / "engine").mkdir(parents=True, exist_ok=True)
+        (into / "engine" / Path(name).name).write_text(text, encoding="utf-8")
+    (into / "messages.js").write_text((ENGINE.parent / "messages.js").read_text(encoding="utf-8"), encoding="utf-8")
+    return into / "engine"
+
+
+def _form_cases(data: dict[str, Any]) -> list[list[tuple[str, str]]]:
+    """One query for each form error the calculator can give (and a few more of the same kinds)."""
+    llm = next(m["id"] for m in data["models"] if m["kind"] == "llm")
+    image = next(m["id"] for m in data["models"] if m["kind"] == "diffusion")
+    w = [("workload", "inference"), ("params", "7")]
+    return [
+        [*w, ("layers", "3.5")], [("workload", "inference"), ("params", "abc")],
+        [("workload", "inference"), ("params", "1e999")], [*w, ("hours-per-month", "-50")],
+        [*w, ("batch", "0")], [*w, ("hours-per-month", "100000")], [*w, ("params", "7")],
+        [*w, ("no-public-ip", "1"), ("no-public-ip", "1")], [("workload", "foo"), ("params", "7")],
+        [*w, ("precision", "fp2")], [("workload", "inference"), ("model", " ")], [*w, ("billing", "on_demand,x")],
+        [*w, ("domestic-only", "2")], [*w, ("grad-checkpointing", "1"), ("no-grad-checkpointing", "1")],
+        [("params", "7")], [("workload", "inference")], [*w, ("model", llm)],
+        [("workload", "inference"), ("model", llm), ("layers", "32")],
+        [("workload", "inference"), ("model", "no-such-model")], [*w, ("experts-per-token", "2")],
+        [*w, ("experts", "8"), ("experts-per-token", "9")], [*w, ("experts", "8"), ("active-params", "9")],
+        [*w, ("qk-rope-head-dim", "64")], [*w, ("linear-layers", "4")], [*w, ("linear-state", "4")],
+        [*w, ("dense-layers", "1")], [*w, ("window-layers", "4"), ("sliding-window", "4096")],
+        [*w, ("heads", "32"), ("kv-heads", "64")], [*w, ("heads", "32"), ("kv-heads", "12")],
+        [*w, ("hidden", "4096"), ("heads", "48")], [*w, ("layers", "32"), ("window-layers", "4")],
+        [*w, ("layers", "8"), ("window-layers", "6"), ("sliding-window", "4096"), ("linear-layers", "4"),
+         ("linear-state", "1000")],
+        [*w, ("layers", "8"), ("linear-layers", "8"), ("linear-state", "1000")],
+        [*w, ("layers", "8"), ("experts", "8"), ("dense-layers", "8")],
+        [("workload", "lora"), ("params", "7"), ("prompt-tokens", "100")],
+        [*w, ("prompt-tokens", "100"), ("output-tokens", "100"), ("context", "300")],
+        [*w, ("prompt-tokens", "5000"), ("context", "4096")], [*w, ("output-tokens", "5000"), ("context", "4096")],
+        [("workload", "lora"), ("model", image)], [("workload", "inference"), ("model", image), ("context", "4096")],
+        [("workload", "lora"), ("params", "7"), ("runtime", "vllm")], [*w, ("resolution", "1024")],
+        [*w, ("offload", "model")], [*w, ("steps", "20")], [*w, ("context", "1")],
+        [("workload", "full"), ("params", "7"), ("precision", "int4")], [*w, ("billing", "spot")],
+        [*w, ("billing", "on_demand,reserved")],
+    ]  # fmt: skip
+
+
+def _form_configs() -> list[str]:
+    moe = {**MIXTRAL, "num_experts_per_tok": 2}
+    vision = {"model_type": "qwen2_5_vl", "vision_config": {"depth": 32}, **LLAMA2_7B}
+    nested = {"architectures": ["LlavaForConditionalGeneration"], "text_config": LLAMA2_7B}
+    return ["{oops", "[1, 2]", json.dumps({"hidden_size": 4096}), json.dumps({**LLAMA2_7B, "num_hidden_layers": 0}),
+            json.dumps({**LLAMA2_7B, "qk_rope_head_dim": -1, "kv_lora_rank": 512}),
+            json.dumps({**LLAMA2_7B, "num_key_value_heads": 64}), json.dumps({**LLAMA2_7B, "num_key_value_heads": 12}),
+            json.dumps({**LLAMA2_7B, "num_attention_heads": 48, "num_key_value_heads": 48}),
+            json.dumps({**LLAMA2_7B, "ssm_cfg": {}}), json.dumps({**LLAMA2_7B, "attn_layer_period": 8}),
+            json.dumps({**LLAMA2_7B, "layer_types": ["full_attention"] * 3}),
+            json.dumps({**LLAMA2_7B, "intermediate_size": None}), json.dumps({**MIXTRAL, "num_experts_per_tok": None}),
+            json.dumps({**MIXTRAL, "num_experts_per_tok": 9}), json.dumps({**moe, "intermediate_size": None}),
+            json.dumps({**moe, "first_k_dense_replace": 2, "moe_intermediate_size": 1024, "intermediate_size": None}),
+            json.dumps({**moe, "first_k_dense_replace": 32}), json.dumps(vision),
+            json.dumps({**LLAMA2_7B, "model_type": "qwen3_next"}), json.dumps(nested), json.dumps(LLAMA2_7B)]  # fmt: skip
+
+
+#: The one wording that changed on purpose: a Latin word after a Chinese character now gets its
+#: space (messages.js's rule for every message), "用了Mamba" -> "用了 Mamba".
+SPACED = {"这个模型用了Jamba 的 Mamba 层": "这个模型用了 Jamba 的 Mamba 层"}
+
+
+def test_form_errors_read_as_they_did_when_the_engine_built_them(tmp_path: Path) -> None:
+    """The calculator's form and config.json errors, worded from the form tables, say what the JS
+    engine's own sentences said at BEFORE, field for field; and the queries reach every form kind
+    but the engine's own error (a request the form checks could not catch)."""
+    cat, problems = load_catalogue(REPO / "data", REPO)
+    assert cat is not None, problems
+    data = calculator_data(cat)
+    payload = {"data": data, "cases": _form_cases(data), "configs": _form_configs()}
+    old_engine = _engine_at(BEFORE, tmp_path / "old")
+    uris = [
+        json.dumps(p.as_uri()) for p in (ENGINE / "workload.js", ENGINE / "hfconfig.js", ENGINE.parent / "messages.js")
+    ]
+    old_uris = [
+        json.dumps(p.as_uri())
+        for p in (old_engine / "workload.js", old_engine / "hfconfig.js", old_engine.parent / "messages.js")
+    ]
+    new = node(FORMS % tuple(uris), {**payload, "old": False})
+    old = node(FORMS % tuple(old_uris), {**payload, "old": True})
+    assert None not in new["errors"] and None not in old["errors"]
+    assert [e[:2] for e in new["errors"]] == [e[:2] for e in old["errors"]]
+    for was, now in SPACED.items():
+        old["read"] = [r.replace(was, now) for r in old["read"]]
+    assert new["read"] == old["read"]
+    kinds = {e[2] for e in new["errors"]}
+    assert set(FORM_ZH) - kinds - {"engine"} == {k for k in FORM_ZH if k.startswith("config_")}

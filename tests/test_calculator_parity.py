@@ -42,9 +42,10 @@ skip_unless_installed(NODE, "node is not installed (CI has it)")
 ENGINE = REPO / "docs" / "javascripts" / "engine"
 
 #: Reads {data, cases} on stdin; each case is the query's [key, value] pairs. Prints, per case,
-#: {"error": [field, message]} or the options with every number unrounded.
+#: {"error": [field, message]} (the form record in words, messages.js) or the options with every number unrounded.
 RUNNER = """
 import { recommendResult, catalogue } from %s;
+import { explain } from %s;
 const chunks = [];
 process.stdin.on("data", (c) => chunks.push(c));
 process.stdin.on("end", () => {
@@ -52,7 +53,7 @@ process.stdin.on("end", () => {
   const cat = catalogue(data);
   const out = cases.map((pairs) => {
     const r = recommendResult(data, pairs, cat);
-    if (r.errors.length) return { error: [r.errors[0].field, r.errors[0].message] };
+    if (r.errors.length) return { error: [r.errors[0].field, explain(data.messages, data.names.billing, r.errors[0].record, "form")] };
     return {
       pick: r.rec.pick ? r.rec.pick.gpu.id : null,
       options: r.rec.options.map((o) => ({
@@ -82,7 +83,10 @@ REL = 1e-9
 
 def run_node(data: dict[str, Any], cases: list[list[tuple[str, str]]]) -> list[dict[str, Any]]:
     assert NODE is not None, "install node (CI has it): the calculator's engine runs in it"
-    script = RUNNER % json.dumps((ENGINE / "workload.js").as_uri())
+    script = RUNNER % (
+        json.dumps((ENGINE / "workload.js").as_uri()),
+        json.dumps((ENGINE.parent / "messages.js").as_uri()),
+    )
     run = subprocess.run(
         [NODE, "--input-type=module", "-e", script],
         input=json.dumps({"data": data, "cases": cases}), capture_output=True, text=True, timeout=600, check=False,

@@ -6,7 +6,6 @@ import gzip
 import hashlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,16 +14,11 @@ from typing import Any
 
 import pytest
 
+from generator.cli.serve import free_port
 from generator.publish.deploy import LONG, SHORT, DeployError, deploy, parse_target, s3_client
 
 REPO = Path(__file__).resolve().parent.parent
 KEYS = ("testing-key", "testing-secret")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

@@ -167,9 +167,10 @@ def test_a_disagreeing_pick_is_a_notice_that_strict_check_accepts(tmp_path: Path
     notices = [p for p in gen.warnings if p.path.endswith("editor_pick")]
     notice = next(p for p in notices if "rtx-4090-24g" in p.format())
     assert notice.format().startswith("data/scenarios.yaml:")
-    # the check names the records' kinds and ids (an editor's message, in no reader's language)
-    assert ": notice: the rules disagree with the editor's pick: editor_gpu(editor=rtx-4090-24g, " in notice.format()
-    assert f"computed={pick.gpu.id}, excluded=" in notice.format()
+    # the check says it in one sentence with the ids the editor wrote, and why the card is out
+    said = notice.format()
+    assert f": notice: the editor picked rtx-4090-24g, the rules pick {pick.gpu.id} (rtx-4090-24g is out: " in said
+    assert said.endswith("); the page shows the rules' pick and why") and "editor_gpu(" not in said
     page = gen.files["scenarios/full-13b.md"].decode("utf-8")
     # The reader sees GPU names where the editor's notice has ids.
     assert "编辑推荐 GeForce RTX 4090 24GB（" in page and f"计算结果为 {pick.gpu.name}" in page

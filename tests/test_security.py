@@ -276,9 +276,9 @@ def test_journal_of_a_live_process_is_left_alone(project: Path, capsys: pytest.C
 HOLDER = """
 import sys
 from pathlib import Path
-from generator.publish.lock import write_lock
+from generator.publish.lock import DEFAULT_WAIT, write_lock
 
-with write_lock(Path(sys.argv[1])):
+with write_lock(Path(sys.argv[1]), DEFAULT_WAIT):
     print("held", flush=True)
     sys.stdin.readline()  # until the test releases it: no test here depends on how long anything takes
 """

@@ -20,12 +20,7 @@ import pytest
 from conftest import REPO
 
 from generator.cli.main import main
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from generator.cli.serve import free_port
 
 
 def answers(port: int) -> bool:

@@ -282,3 +282,24 @@ def test_estimate_takes_a_published_cluster_size(capsys: pytest.CaptureFixture[s
     assert 0.5 < 6.4e6 / sp["gpu_hours"] < 2
     code, _, err = run(capsys, "estimate", "--workload", "pretrain", "--params", "7", "--gpus", "16385")
     assert code != 0 and "16384" in err.replace(",", "")
+
+
+def test_recommend_json_gives_reasons_as_records_beside_the_words(
+    capsys: pytest.CaptureFixture[str], mini_root: Path
+) -> None:
+    """The Llama-2-13B pre-training job of test_recommend_ranks_fitting_cards_first: the H100 plan is
+    3 eight-card nodes joined by the provider's fabric (worked there), said as a ``cluster`` record
+    with those counts, and every reason in words has its record at the same place."""
+    code, out, _ = run(capsys, "recommend", "--workload", "pretrain", "--model", "llama-2-13b", "--precision", "mixed",
+                       "--job-tokens", "200", "--require-cuda", "--json", root=mini_root)  # fmt: skip
+    assert code == 0
+    options = json.loads(out)["options"]
+    h100 = next(o for o in options if o["gpu"] == "h100-sxm-80g")
+    records = h100["reason_records"]
+    assert {"kind": "cluster", "params": {"instances": 3, "server_cards": 8, "cards_billed": 24}} in records
+    kinds = [r["kind"] for r in records]
+    assert kinds[0] == "memory" and "job" in kinds
+    cluster = kinds.index("cluster")
+    assert h100["reasons"][cluster].startswith("租 3 台 8 卡服务器（共 24 张卡）")
+    for o in options:
+        assert len(o["reasons"]) == len(o["reason_records"]) + (1 if o["exclusion"] else 0)

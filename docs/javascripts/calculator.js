@@ -9,7 +9,7 @@
 import { cardCounts, estimate, usableGib } from "./engine/memory.js";
 import { cny, fixed, grouped } from "./engine/py.js";
 import { readHfConfig } from "./engine/hfconfig.js";
-import { ARCH_FLAGS, CLI_PRECISION, KNOWN, VARIANT_FLAGS, catalogue, recommendResult } from "./engine/workload.js";
+import { ARCH_FLAGS, KNOWN, VARIANT_FLAGS, catalogue, recommendResult } from "./engine/workload.js";
 import { idleCards } from "./engine/recommend.js";
 import { explain as explainRecord } from "./messages.js";
 
@@ -70,6 +70,8 @@ function init() {
   const input = (flag) => $("calc-" + flag);
   const form = $("calc-form");
   const defaults = data.rules.defaults;
+  /** A form error record (engine/workload.js, hfconfig.js) in words, from the form tables the page ships. */
+  const explainForm = (record) => explainRecord(data.messages, data.names.billing, record, "form");
   const gpuName = Object.fromEntries(data.gpus.map((g) => [g.id, g.name]));
 
   // ------------------------------------------------------------------ the form
@@ -164,7 +166,7 @@ function init() {
       if (box && visible(flag) && halfWidth(box.value).trim() !== "") pairs.push([flag, halfWidth(box.value).trim()]);
     }
     const prec = input("precision").value;
-    if (prec !== CLI_PRECISION) pairs.push(["precision", prec]);
+    if (prec !== defaults.precision) pairs.push(["precision", prec]);
     for (const flag of SELECT_FLAGS) if (visible(flag) && input(flag).value !== "") pairs.push([flag, input(flag).value]);
     if (visible("tied-embeddings") && input("tied-embeddings").checked) pairs.push(["tied-embeddings", "1"]);
     if (visible("grad-checkpointing") && input("grad-checkpointing").checked !== defaults.grad_checkpointing) {
@@ -189,7 +191,7 @@ function init() {
     if (v.params !== undefined && v.model === undefined) modelSelect.value = "";
     else if (v.model !== undefined) ensureOption(modelSelect, v.model);
     for (const flag of TEXT_FLAGS) if (input(flag)) input(flag).value = v[flag] !== undefined ? v[flag] : "";
-    fillPrecisions(v.precision || CLI_PRECISION);
+    fillPrecisions(v.precision || defaults.precision);
     for (const flag of SELECT_FLAGS) {
       if (v[flag] !== undefined) ensureOption(input(flag), v[flag]);
       else input(flag).value = "";
@@ -224,12 +226,13 @@ function init() {
     const loose = [];
     for (const e of errors) {
       const slot = $(`calc-${e.field}-error`);
+      const message = e.record ? explainForm(e.record) : e.message; // the engine's records, the page's own words
       if (slot && visible(e.field)) {
-        slot.textContent = e.message;
+        slot.textContent = message;
         const box = input(e.field);
         if (box) box.setAttribute("aria-invalid", "true");
       } else {
-        loose.push(e.message);
+        loose.push(message);
       }
     }
     summary.className = "gpu-calc__summary gpu-calc__summary--error";
@@ -501,7 +504,7 @@ function init() {
     const out = readHfConfig($("calc-config").value);
     const msg = $("calc-config-message");
     if (out.error) {
-      msg.textContent = out.error;
+      msg.textContent = explainForm(out.error);
       msg.className = "gpu-calc__error";
       msg.scrollIntoView({ block: "nearest" });
       return;
@@ -512,7 +515,7 @@ function init() {
     input("tied-embeddings").checked = out.flags["tied-embeddings"] === "1";
     $("calc-arch").open = true;
     msg.className = "gpu-calc__note";
-    msg.textContent = `读到 ${grouped(out.total, 0)} 个参数（${fixed(out.total / 1e9, 2)}B），已填入参数量和结构。${out.note}`;
+    msg.textContent = `读到 ${grouped(out.total, 0)} 个参数（${fixed(out.total / 1e9, 2)}B），已填入参数量和结构。${out.note ? explainForm(out.note) : ""}`;
     update();
     msg.scrollIntoView({ block: "nearest" });
   });

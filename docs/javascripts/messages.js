@@ -3,6 +3,7 @@
  * in [...] is said only when every field it names is given; integers get thousands separators,
  * nested records their own message (nested records are reasons), lists are joined with "、"
  * (billing tier ids by their names); a Latin word right after a Chinese character gets a space.
+ * A record may name its table (`table`: the form tables of generator/pages/form_messages.py).
  * tests/test_messages.py runs both on the same records. */
 
 /** fill: `template` with its fields from `params`; `billing` names billing tier ids. */
@@ -10,8 +11,8 @@ export function fill(messages, billing, template, params) {
   const kept = template.replace(/\[([^\[\]]*)\]/g, (_, part) =>
     [...part.matchAll(/\{(\w+)\}/g)].every((m) => Object.hasOwn(params, m[1])) ? part : "");
   const word = (v) => {
-    if (Array.isArray(v)) return v.map((b) => (typeof b === "object" ? explain(messages, billing, b) : billing[b] || b)).join("、");
-    if (v !== null && typeof v === "object") return explain(messages, billing, v);
+    if (Array.isArray(v)) return v.map((b) => (typeof b === "object" ? explain(messages, billing, b, b.table) : billing[b] || b)).join("、");
+    if (v !== null && typeof v === "object") return explain(messages, billing, v, v.table);
     return typeof v === "number" ? v.toLocaleString("en-US") : v;
   };
   return kept.replace(/\{(\w+)\}/g, (_, k, at) => {
@@ -21,7 +22,9 @@ export function fill(messages, billing, template, params) {
   });
 }
 
-/** explain: a record in words; `table` is "reason" or "exclusion". */
+/** explain: a record in words; `table` is "reason" or "exclusion" (or the record's own `table`). */
 export function explain(messages, billing, record, table = "reason") {
-  return fill(messages, billing, messages[table][record.kind], record.params);
+  const template = messages[record.table || table || "reason"][record.kind];
+  if (template === undefined) throw new Error(`no message for ${record.table || table}.${record.kind}`);
+  return fill(messages, billing, template, record.params);
 }

@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import logging
+import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -183,9 +184,34 @@ def _short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: Commands that take the write lock, and so read its wait setting.
+WRITERS = ("build", "edition", "serve")
+#: The operator's setting for how long a writer waits for another (seconds, 0 to 3600).
+LOCK_WAIT_VARIABLE = "GPU_GUIDE_LOCK_WAIT"
+
+
+def lock_wait_setting(environ: Mapping[str, str]) -> float:
+    """The write lock's wait from ``GPU_GUIDE_LOCK_WAIT``, else the default (publish.lock.DEFAULT_WAIT);
+    an :class:`~generator.publish.safe_files.OutputError` for a value that is not 0 to 3600 seconds."""
+    from generator.publish.lock import DEFAULT_WAIT
+    from generator.publish.safe_files import OutputError
+
+    raw = environ.get(LOCK_WAIT_VARIABLE, "").strip()
+    if not raw:
+        return DEFAULT_WAIT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (0 <= value <= 3600):
+        raise OutputError(f"{LOCK_WAIT_VARIABLE} must be a number of seconds from 0 to 3600, got {raw!r}")
+    return value
+
+
 def _run(args: argparse.Namespace) -> int:
     from generator.cli.build_date import BuildDateError, resolve_build_date
     from generator.pipeline import Project
+    from generator.publish.lock import DEFAULT_WAIT
 
     project = Project.at(args.root, args.data)
     try:
@@ -193,7 +219,9 @@ def _run(args: argparse.Namespace) -> int:
     except BuildDateError as exc:
         print(f"gpu-guide: {exc}", file=sys.stderr)
         return 2
-    project = Project.at(args.root, args.data, build_date=when.date)
+    # only the commands that write read the setting: a bad value stops them, nothing else
+    wait = lock_wait_setting(os.environ) if args.command in WRITERS else DEFAULT_WAIT
+    project = Project.at(args.root, args.data, build_date=when.date, lock_wait=wait)
     if args.command == "build":
         return _build(project, site=not args.no_site, production=args.production, fmt=args.problem_format,
                       origin=when.origin)  # fmt: skip
@@ -243,7 +271,7 @@ def _deploy(args: argparse.Namespace, project: Project) -> int:
             os.environ.get("AWS_SECRET_ACCESS_KEY"),
             path_style=args.path_style,
         )
-        deploy((args.site or project.site).resolve(), target, client, dry_run=args.dry_run)
+        deploy((args.site or project.site).resolve(), target, client, dry_run=args.dry_run, say=print)
     except DeployError as exc:
         print(f"gpu-guide deploy: {exc}", file=sys.stderr)
         return 1

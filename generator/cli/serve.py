@@ -85,6 +85,13 @@ def parse_address(dev_addr: str) -> tuple[str, int] | None:
     return host, int(port)
 
 
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (the system's pick), for a preview or a test server."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def port_problem(host: str, port: int) -> str | None:
     """Why MkDocs could not listen on ``host:port`` (e.g. "Address already in use"), or None."""
     try:

@@ -14,7 +14,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+from generator.cli.serve import free_port
 from generator.data.datafiles import DataFile
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,12 +40,6 @@ def _copy(dest: Path) -> Path:
         shutil.copytree(REPO / name, dest / name)
     shutil.copy(REPO / "mkdocs.yml", dest / "mkdocs.yml")
     return dest
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _get(url: str) -> str | None:
@@ -109,7 +103,7 @@ def measure(runs: int = 2) -> tuple[list[float], float]:
             env={k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "CI")},
         )
         full = time.perf_counter() - start
-        port = _free_port()
+        port = free_port()
         url = f"http://127.0.0.1:{port}/{PAGE}"
         times = []
         with serving(root, port) as proc:

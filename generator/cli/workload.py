@@ -23,7 +23,7 @@ from generator.data.validate import load_catalogue
 from generator.engine import memory, speed
 from generator.engine.arch import Arch, shape_problem
 from generator.engine.cost import Usage
-from generator.engine.flags import CLI_PRECISION, FLAG_OF, request_from_flags
+from generator.engine.flags import FLAG_OF, request_from_flags
 from generator.engine.hfconfig import ConfigError, key_line, read_config
 from generator.engine.plans import Load
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
@@ -78,7 +78,8 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
     p.add_argument("--tied-embeddings", action="store_true", help="with --params: input and output embeddings shared")
     for flag, _field, text in VARIANT_FLAGS:
         p.add_argument(f"--{flag}", type=bounded(flag), help=f"with --params: {text}")
-    p.add_argument("--precision", default=CLI_PRECISION.value, choices=[x.value for x in Precision])
+    p.add_argument("--precision", choices=[x.value for x in Precision],
+                   help="weights and compute (default: rules.yaml defaults.precision)")  # fmt: skip
     p.add_argument("--kv-precision", choices=[x.value for x in Precision])
     p.add_argument("--batch", type=bounded("batch"), help="default: rules.yaml defaults.batch")
     p.add_argument("--context", type=bounded("context"), help="tokens per sequence (default: rules.yaml)")
@@ -448,7 +449,12 @@ def recommend_options(cat: Catalogue, args: argparse.Namespace) -> Recommendatio
 
 
 def recommend_result(cat: Catalogue, args: argparse.Namespace) -> dict[str, Any]:
-    """What ``recommend --json`` prints: every GPU ranked (:func:`recommend_options`), with the pick."""
+    """What ``recommend --json`` prints: every GPU ranked (:func:`recommend_options`), with the pick.
+
+    Each option's exclusion and reasons come twice: in words (``excluded``, ``reasons``; the reasons
+    end with the exclusion's words) and as records (``exclusion``, ``reason_records``: ``{"kind":
+    …, "params": {…}}``, kinds of :class:`~generator.engine.exclusion.ExclusionKind` and
+    :class:`~generator.engine.reason.ReasonKind`) for programs that sort or count them."""
     rec = recommend_options(cat, args)
     rows: list[dict[str, Any]] = []
     for rank, o in enumerate(rec.options, 1):
@@ -478,6 +484,8 @@ def recommend_result(cat: Catalogue, args: argparse.Namespace) -> dict[str, Any]
                 "excluded": explain(o.excluded) if o.excluded else None,
                 "exclusion": o.excluded.record() if o.excluded else None,
                 "reasons": [explain(x) for x in o.reasons] + ([explain(o.excluded)] if o.excluded else []),
+                # the same reasons as records ({kind, params}: the message table's kind and figures)
+                "reason_records": [x.record() for x in o.reasons],
             }
         )
     return {"options": rows, "pick": rows[0]["gpu"] if rec.pick else None}

@@ -195,6 +195,9 @@ class DefaultRules(_Section):
     """What a scenario, the command line, model pages and the calculator assume when the
     reader gives nothing. The one source of defaults: change them here, nowhere else."""
 
+    precision: PrecisionName = Field(
+        description="Weights and compute precision when the command line or the calculator is not told."
+    )
     batch: int = Field(ge=1, description="Concurrent sequences (inference) or micro-batch per card (training).")
     context: int = Field(ge=64, description="Tokens per sequence.")
     grad_checkpointing: bool = Field(description="Training: recompute activations in backward.")
@@ -218,7 +221,6 @@ class DefaultRules(_Section):
     egress_gb_month: float = Field(ge=0, description="Outbound traffic per month, GB.")
     public_ip: bool = Field(description="Whether one public IP per instance is rented.")
     require_cuda: bool = Field(
-        default=True,
         description="Whether the buyer's code needs NVIDIA CUDA (other accelerators ruled out) unless a "
         "scenario or the command line says otherwise.",
     )

@@ -17,9 +17,6 @@ from generator.engine.arch import Arch
 from generator.engine.request import Request
 from generator.engine.sizing import output_tokens as default_output_tokens
 
-#: ``recommend --precision`` when the flag is left out (a link leaves it out too).
-CLI_PRECISION = Precision.bf16
-
 #: The flag (without dashes) of each :class:`Request` field a person may give.
 FLAG_OF: dict[str, str] = {
     "workload": "workload",
@@ -61,7 +58,7 @@ def request_from_flags(
     kv, optimizer, offload, runtime = text("kv-precision"), text("optimizer"), text("offload"), text("runtime")
     switch = values.get("grad-checkpointing")
     return Request.with_defaults(
-        defaults, Workload(str(values["workload"])), arch, Precision(text("precision") or CLI_PRECISION.value),
+        defaults, Workload(str(values["workload"])), arch, Precision(text("precision") or defaults.precision),
         kv_precision=None if kv is None else Precision(kv), batch=whole("batch"), context=context,
         grad_checkpointing=None if switch is None else bool(switch),
         optimizer=None if optimizer is None else Optimizer(optimizer), lora_rank=whole("lora-rank"),
@@ -77,7 +74,7 @@ def request_flags(cat: Catalogue, model_id: str, req: Request, job_tokens_b: flo
     d = cat.rules.defaults
     model = cat.models[model_id]
     flags: dict[str, str] = {FLAG_OF["workload"]: req.workload.value, "model": model_id}
-    if req.precision is not CLI_PRECISION:
+    if req.precision is not d.precision:
         flags[FLAG_OF["precision"]] = req.precision.value
     if req.kv_precision is not None:
         flags[FLAG_OF["kv_precision"]] = req.kv_precision.value

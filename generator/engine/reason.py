@@ -188,13 +188,3 @@ def param_record(value: Param) -> object:
     if isinstance(value, int | str):
         return value
     return value.record()
-
-
-def brief(value: Param) -> str:
-    """A record in no reader's language, for editors' check messages: ``kind(name=value, …)``."""
-    if isinstance(value, tuple):
-        return "[" + ", ".join(v if isinstance(v, str) else brief(v) for v in value) + "]"
-    if isinstance(value, int | str):
-        return str(value)
-    inner = ", ".join(f"{k}={brief(v)}" for k, v in value.params.items())
-    return f"{value.kind.value}({inner})" if inner else value.kind.value

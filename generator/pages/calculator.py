@@ -30,6 +30,7 @@ from generator.engine.recommend import scenario_requires_cuda
 from generator.engine.request import Request
 from generator.engine.sizing import MAX_CARDS
 from generator.engine.tariff import tariffs_of
+from generator.pages.form_messages import form_messages_json
 from generator.pages.messages import messages_json
 from generator.pages.names import (
     BILLING_NAMES,
@@ -78,7 +79,8 @@ def calculator_data(cat: Catalogue) -> dict[str, Any]:
             "precision": PRECISION_NAMES,
             "optimizer": OPTIMIZER_NAMES,
         },
-        "messages": messages_json(),  # the engine's typed records in words (pages.messages)
+        # the engine's typed records in words (pages.messages) and the form's errors (pages.form_messages)
+        "messages": messages_json() | form_messages_json(),
     }
 
 

@@ -320,6 +320,20 @@ def explain(record: Exclusion | Reason) -> str:
     return fill(REASON_ZH[record.kind], record.params)
 
 
+#: The editor's notice in ``check`` when a scenario's ``editor_pick`` differs from the rules'
+#: (English, as every check message; nested records in the reader's words, as the page says them).
+EDITOR_NOTICE_EN: dict[ReasonKind, str] = {
+    ReasonKind.editor_gpu: "the editor picked {editor}, the rules pick {computed}[ ({editor} is out: {excluded})]",
+    ReasonKind.editor_delivery: "the editor picked {editor} delivery, the rules give {rule} ({why})",
+}
+
+
+def editor_notice(disagreement: tuple[Reason, ...]) -> str:
+    """The ``check`` notice for an editor's pick the rules disagree with, as one plain sentence."""
+    parts = "; ".join(fill(EDITOR_NOTICE_EN[r.kind], r.params) for r in disagreement)
+    return f"{parts}; the page shows the rules' pick and why"
+
+
 def messages_json() -> dict[str, dict[str, str]]:
     """The tables as the calculator's JSON carries them: ``{"exclusion": {kind: template}, "reason": …}``."""
     return {

@@ -151,10 +151,9 @@ def remote_etags(client: Any, target: Target) -> dict[str, str]:
     return out
 
 
-def deploy(
-    site: Path, target: Target, client: Any, *, dry_run: bool = False, say: Callable[[str], None] = print
-) -> Summary:
-    """Make the objects under ``target`` match ``site``: upload what changed, delete what is gone."""
+def deploy(site: Path, target: Target, client: Any, *, say: Callable[[str], None], dry_run: bool = False) -> Summary:
+    """Make the objects under ``target`` match ``site``: upload what changed, delete what is gone.
+    ``say`` gets the one-line summary of what was done (the command line prints it)."""
     if not (site / "index.html").is_file():
         raise DeployError(f"{site}: no index.html; run `gpu-guide build --production` first")
     files = local_files(site)

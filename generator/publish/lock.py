@@ -2,8 +2,8 @@
 
 ``build``, each of ``serve``'s rebuilds and ``edition`` hold an exclusive ``flock`` on
 ``.gpu-guide.lock`` in the project folder from before staging until the staging folders
-are cleaned up. A second writer waits (``GPU_GUIDE_LOCK_WAIT`` seconds, default 60),
-then gives up naming the process that holds the lock; without the lock two builds could
+are cleaned up. A second writer waits (the caller's ``wait``: the command line's
+``GPU_GUIDE_LOCK_WAIT`` seconds, default 60), then gives up naming the process that holds the lock; without the lock two builds could
 leave ``docs/`` from one data set and ``site/`` from another.
 
 The lock belongs to the open file, so it is released when its holder exits for any
@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import math
 import os
 import time
 from collections.abc import Iterator
@@ -25,8 +24,8 @@ from pathlib import Path
 from generator.publish.safe_files import OutputError, log
 
 LOCK_FILE = ".gpu-guide.lock"
-#: Seconds a second writer waits for the first; an operator setting (environment variable).
-WAIT_VARIABLE = "GPU_GUIDE_LOCK_WAIT"
+#: Seconds a second writer waits for the first unless the operator says (``GPU_GUIDE_LOCK_WAIT``,
+#: read by the command line).
 DEFAULT_WAIT = 60.0
 
 #: Locks this process holds (project folder -> depth), so nested writers do not wait on themselves.
@@ -43,22 +42,8 @@ class LockBusy(OutputError):
         self.holder = holder
 
 
-def lock_wait() -> float:
-    """The wait from ``GPU_GUIDE_LOCK_WAIT`` (seconds, 0 to 3600), else :data:`DEFAULT_WAIT`."""
-    raw = os.environ.get(WAIT_VARIABLE, "").strip()
-    if not raw:
-        return DEFAULT_WAIT
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not (0 <= value <= 3600):
-        raise OutputError(f"{WAIT_VARIABLE} must be a number of seconds from 0 to 3600, got {raw!r}")
-    return value
-
-
 @contextlib.contextmanager
-def write_lock(root: Path, wait: float | None = None) -> Iterator[None]:
+def write_lock(root: Path, wait: float) -> Iterator[None]:
     """Hold the project's write lock for the block; raise :class:`LockBusy` after ``wait`` seconds."""
     key = root.resolve()
     if key in _held:
@@ -68,7 +53,7 @@ def write_lock(root: Path, wait: float | None = None) -> Iterator[None]:
         finally:
             _held[key] -= 1
         return
-    limit = lock_wait() if wait is None else wait
+    limit = wait
     fd = _open(root / LOCK_FILE)
     try:
         if not _try_lock(fd):

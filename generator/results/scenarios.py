@@ -3,6 +3,7 @@ with the editor's pick (a warning at the scenario's line, and a notice on its pa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from generator.data.catalogue import Catalogue
@@ -10,7 +11,7 @@ from generator.data.datafiles import DataFile
 from generator.data.problems import Problem, Severity
 from generator.data.records import Scenario
 from generator.engine.cost import Usage
-from generator.engine.reason import Reason, brief
+from generator.engine.reason import Reason
 from generator.engine.recommend import Recommendation, editor_disagreement, for_scenario, scenario_usage
 from generator.engine.request import Request
 from generator.engine.sizing import Sizer, scenario_request
@@ -46,16 +47,14 @@ def scenario_results(cat: Catalogue, sizer: Sizer) -> dict[str, ScenarioResult]:
     return out
 
 
-def editor_notices(cat: Catalogue, scenarios: dict[str, ScenarioResult]) -> list[Problem]:
-    """One notice per scenario whose editor pick disagrees with the rules. Designed behaviour:
-    the page shows the computed pick and the disagreement; ``check --strict`` does not fail on it."""
+def editor_notices(
+    cat: Catalogue, scenarios: dict[str, ScenarioResult], words: Callable[[tuple[Reason, ...]], str]
+) -> list[Problem]:
+    """One notice per scenario whose editor pick disagrees with the rules, in ``words`` (the editor's
+    message table, :func:`generator.pages.messages.editor_notice`). Designed behaviour: the page
+    shows the computed pick and the disagreement; ``check --strict`` does not fail on it."""
     return [
-        cat.locate(
-            DataFile.scenarios,
-            ("scenarios", i, "editor_pick"),
-            "the rules disagree with the editor's pick: " + "; ".join(brief(d) for d in r.disagreement),
-            Severity.notice,
-        )
+        cat.locate(DataFile.scenarios, ("scenarios", i, "editor_pick"), words(r.disagreement), Severity.notice)
         for i, r in enumerate(scenarios.values())
         if r.disagreement
     ]

@@ -126,7 +126,7 @@ def write_edition(project: Project, base: str, date: dt.date | None, title: str 
             raise EditionError(f"--title contains the invisible {what} {bad[0]}; remove it", 2)
     path: Path = project.data / EDITIONS
     shown = path.relative_to(project.root) if path.is_relative_to(project.root) else path
-    with write_lock(project.root):
+    with write_lock(project.root, project.lock_wait):
         report = diff_report(project, base)
         if report.unchanged:
             raise EditionError(f"nothing changed since {base}; no edition written.", 1)

@@ -3,6 +3,7 @@
  * rules.yaml memory.arch_defaults). Keep in step with the Python; tests/test_calculator_parity.py
  * compares the two on hundreds of inputs. */
 import { floorDiv, imul, pyRound } from "./py.js";
+import { form } from "./reason.js";
 
 /** Arch.from_model: a models.yaml entry (as generator/pages/calculator.py embeds it). */
 export function fromModel(m, d) {
@@ -27,32 +28,33 @@ export function fromModel(m, d) {
   }, d);
 }
 
-/** shape_problem: [field, reason] of a shape no model can have, or null. */
+/** shape_problem: [field, form record] of a shape no model can have, or null (figures as strings). */
 export function shapeProblem(f) {
   const g = (k, dflt = null) => (f[k] === undefined || f[k] === null ? dflt : f[k]);
   const layers = g("layers"), hidden = g("hidden"), heads = g("heads"), kvHeads = g("kv_heads");
   const headDim = g("head_dim"), experts = g("experts"), k = g("experts_per_token");
   const windowLayers = g("window_layers", 0), linearLayers = g("linear_layers", 0), denseLayers = g("dense_layers", 0);
+  const s = String;
   if (heads !== null && kvHeads !== null && g("kv_lora_rank") === null) {
-    if (kvHeads > heads) return ["kv_heads", `KV 头数（${kvHeads}）不能多于注意力头数（${heads}）：没有这样的模型`];
-    if (heads % kvHeads) return ["kv_heads", `注意力头数（${heads}）要能被 KV 头数（${kvHeads}）整除：每个 KV 头由同样多的查询头共用`];
+    if (kvHeads > heads) return ["kv_heads", form("kv_over_heads", { kv_heads: s(kvHeads), heads: s(heads) })];
+    if (heads % kvHeads) return ["kv_heads", form("heads_not_shared", { heads: s(heads), kv_heads: s(kvHeads) })];
   }
   if (hidden !== null && heads !== null && headDim === null && hidden % heads) {
-    return ["heads", `隐藏维度 ${hidden} 不能被注意力头数 ${heads} 整除：请填每头维度（config.json 的 head_dim）`];
+    return ["heads", form("hidden_not_heads", { hidden: s(hidden), heads: s(heads) })];
   }
   if (experts !== null && k !== null && k > experts) {
-    return ["experts_per_token", `每个 token 用的专家数（${k}）不能多于专家数（${experts}）`];
+    return ["experts_per_token", form("experts_per_token_over", { k: s(k), experts: s(experts) })];
   }
-  if (windowLayers && g("window") === null) return ["window_layers", "填了滑动窗口层数，还要填窗口大小"];
+  if (windowLayers && g("window") === null) return ["window_layers", form("window_size_missing")];
   if (layers !== null) {
     if (windowLayers + linearLayers > layers) {
-      return ["window_layers", `滑动窗口层（${windowLayers}）加线性注意力层（${linearLayers}）多于总层数（${layers}）`];
+      return ["window_layers", form("window_linear_over_layers", { window_layers: s(windowLayers), linear_layers: s(linearLayers), layers: s(layers) })];
     }
     if (linearLayers >= layers) {
-      return ["linear_layers", `线性注意力层（${linearLayers}）不能占满全部 ${layers} 层`];
+      return ["linear_layers", form("linear_all_layers", { linear_layers: s(linearLayers), layers: s(layers) })];
     }
     if (denseLayers >= layers) {
-      return ["dense_layers", `稠密层（${denseLayers}）不能占满全部 ${layers} 层：那就不是混合专家模型了`];
+      return ["dense_layers", form("dense_all_layers", { dense_layers: s(denseLayers), layers: s(layers) })];
     }
   }
   return null;
@@ -64,7 +66,7 @@ const given = (v) => (v === undefined ? null : v);
 export function fromParams(paramsB, fields, d) {
   if (!(paramsB > 0)) throw new Error("params_b must be positive");
   const problem = shapeProblem(fields);
-  if (problem !== null) throw new Error(`${problem[0]}: ${problem[1]}`);
+  if (problem !== null) throw new Error(`${problem[0]}: ${problem[1].kind}`);
   const kvLoraRank = given(fields.kv_lora_rank);
   const window = given(fields.window);
   let layers = given(fields.layers), hidden = given(fields.hidden), heads = given(fields.heads);

@@ -10,26 +10,27 @@
  * key and the reason. tests/test_calculator_js.py compares it with the Python on the published
  * configs in tests/fixtures/configs/. */
 import { shapeProblem } from "./arch.js";
+import { form, label } from "./reason.js";
 
 const REQUIRED = [
-  ["num_hidden_layers", "层数"],
-  ["hidden_size", "隐藏维度"],
-  ["num_attention_heads", "注意力头数"],
-  ["vocab_size", "词表大小"],
+  ["num_hidden_layers", label("field", "layers")],
+  ["hidden_size", label("field", "hidden")],
+  ["num_attention_heads", label("field", "heads")],
+  ["vocab_size", label("field", "vocab")],
 ];
 /** Keys of architectures the engine has no formula for. */
 const UNSUPPORTED = [
-  ["mamba_d_state", "Mamba 状态空间层"],
-  ["ssm_cfg", "状态空间层"],
-  ["hybrid_override_pattern", "混合 Mamba 层（Nemotron-H）"],
-  ["attn_layer_period", "Jamba 的 Mamba 层"],
+  ["mamba_d_state", label("config_part", "mamba")],
+  ["ssm_cfg", label("config_part", "ssm")],
+  ["hybrid_override_pattern", label("config_part", "nemotron_h")],
+  ["attn_layer_period", label("config_part", "jamba")],
 ];
 /** Keys of a Qwen2.5-VL vision_config the vision tower's size needs. */
 const VISION_REQUIRED = [
-  ["depth", "视觉编码器层数"],
-  ["hidden_size", "视觉编码器宽度"],
-  ["intermediate_size", "视觉编码器 MLP 宽度"],
-  ["out_hidden_size", "合并层输出宽度"],
+  ["depth", label("config_part", "vision_depth")],
+  ["hidden_size", label("config_part", "vision_width")],
+  ["intermediate_size", label("config_part", "vision_mlp")],
+  ["out_hidden_size", label("config_part", "merger_out")],
 ];
 /** Keys of a Llama 4 vision_config the vision encoder's size needs. */
 const LLAMA4_VISION_REQUIRED = [
@@ -54,10 +55,12 @@ const SIGLIP_REQUIRED = [
 const GEMMA3_DEFAULTS = { vocab_size: 262208, head_dim: 256, num_key_value_heads: 4, sliding_window: 4096 };
 const EXPERT_KEYS = ["num_local_experts", "num_experts", "n_routed_experts"];
 
+/** A key the reader cannot use; `record`: the form record that says why (FORM_ZH config_key). */
 class ConfigError extends Error {
   constructor(key, reason) {
-    super(`${key}：${reason}`);
+    super(`${key}: ${reason.kind}`);
     this.key = key;
+    this.record = form("config_key", { key, reason });
   }
 }
 
@@ -67,13 +70,13 @@ function int(cfg, key, dflt = null, zero = false) {
   const v = cfg[key];
   if (absent(v)) return dflt;
   if (!Number.isInteger(v) || v < (zero ? 0 : 1)) {
-    throw new ConfigError(key, `应该是${zero ? "非负" : "正"}整数，现在是 ${JSON.stringify(v)}`);
+    throw new ConfigError(key, form(zero ? "config_negative" : "config_not_positive", { value: JSON.stringify(v) }));
   }
   return v;
 }
 
 function need(cfg, key, what) {
-  if (absent(cfg[key])) throw new ConfigError(key, `config.json 里没有 ${key}（${what}），读不出模型结构：请改填参数量`);
+  if (absent(cfg[key])) throw new ConfigError(key, form("config_missing", { key, what }));
   return int(cfg, key);
 }
 
@@ -85,16 +88,16 @@ function textConfig(cfg) {
     if (inner.tie_word_embeddings === undefined && cfg.tie_word_embeddings !== undefined) {
       inner = { ...inner, tie_word_embeddings: cfg.tie_word_embeddings };
     }
-    return [inner, "读取了 text_config（多模态模型的语言部分，视觉编码器未计入）。"];
+    return [inner, form("config_text_config")];
   }
-  return [cfg, ""];
+  return [cfg, null];
 }
 
 /** [windowed layers, linear-attention layers] */
 function layerKinds(cfg, layers) {
   const kinds = cfg.layer_types;
   if (Array.isArray(kinds) && kinds.length) {
-    if (kinds.length !== layers) throw new ConfigError("layer_types", `列了 ${kinds.length} 层，num_hidden_layers 是 ${layers}`);
+    if (kinds.length !== layers) throw new ConfigError("layer_types", form("config_layer_types", { listed: String(kinds.length), layers: String(layers) }));
     const windowed = kinds.filter((k) => k === "sliding_attention" || k === "chunked_attention").length;
     return [windowed, kinds.filter((k) => k === "linear_attention").length];
   }
@@ -158,15 +161,15 @@ function visionParams(raw) {
   return channels * frames * patch * patch * width + depth * (4 * width * width + 3 * width * inner) + merged * (merged + out);
 }
 
-/** read_config: {flags, total, note} from a parsed config.json; throws ConfigError. */
+/** read_config: {flags, total, note} from a parsed config.json (note: a form record or null); throws ConfigError. */
 function readConfig(raw) {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError("config.json", "应该是一个 { … } 对象");
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError("config.json", form("config_not_object"));
   const vision = visionParams(raw);
   const [textCfg, textNote] = textConfig(raw);
   const cfg = familyDefaults(textCfg);
   const note = textNote && vision ? "读取了 text_config（多模态模型的语言部分）和 vision_config（视觉编码器，已计入参数量）。" : textNote;
   for (const [key, what] of UNSUPPORTED) {
-    if (!absent(cfg[key])) throw new ConfigError(key, `这个模型用了${what}，本站的公式算不准它的结构：请改填参数量`);
+    if (!absent(cfg[key])) throw new ConfigError(key, form("config_unsupported", { what }));
   }
   const [layers, h, heads, vocab] = REQUIRED.map(([k, w]) => need(cfg, k, w));
   const family = String(absent(cfg.model_type) ? "" : cfg.model_type);
@@ -187,7 +190,7 @@ function readConfig(raw) {
     kv = heads;
   } else {
     const hdGiven = int(cfg, "head_dim");
-    if (hdGiven === null && h % heads) throw new ConfigError("num_attention_heads", `hidden_size ${h} 不能被注意力头数 ${heads} 整除`);
+    if (hdGiven === null && h % heads) throw new ConfigError("num_attention_heads", form("config_hidden_not_heads", { hidden: String(h), heads: String(heads) }));
     hd = hdGiven !== null ? hdGiven : Math.floor(h / heads);
     const gated = cfg.attn_output_gate === undefined ? family.startsWith("qwen3_next") : cfg.attn_output_gate;
     const gate = gated ? 2 : 1;
@@ -200,8 +203,10 @@ function readConfig(raw) {
   const window = int(cfg, "attention_chunk_size") || (windowed ? int(cfg, "sliding_window") : null);
   let linearState = 0, linearAttention = 0;
   if (linear) {
-    const nk = need(cfg, "linear_num_key_heads", "线性注意力的键头数"), nv = need(cfg, "linear_num_value_heads", "线性注意力的值头数");
-    const dk = need(cfg, "linear_key_head_dim", "线性注意力的键维度"), dv = need(cfg, "linear_value_head_dim", "线性注意力的值维度");
+    const nk = need(cfg, "linear_num_key_heads", label("config_part", "linear_key_heads"));
+    const nv = need(cfg, "linear_num_value_heads", label("config_part", "linear_value_heads"));
+    const dk = need(cfg, "linear_key_head_dim", label("config_part", "linear_key_dim"));
+    const dv = need(cfg, "linear_value_head_dim", label("config_part", "linear_value_dim"));
     const kernel = int(cfg, "linear_conv_kernel_dim", 4);
     const conv = 2 * nk * dk + nv * dv;
     linearState = nv * dk * dv + (kernel - 1) * conv;
@@ -212,23 +217,23 @@ function readConfig(raw) {
   const experts = expertKey === undefined ? null : int(cfg, expertKey);
   const moe = experts !== null && experts > 1;
   const denseI = int(cfg, "intermediate_size_mlp") || int(cfg, "intermediate_size");
-  if (denseI === null && !moe) throw new ConfigError("intermediate_size", "config.json 里没有 intermediate_size（MLP 中间维度），读不出模型结构：请改填参数量");
+  if (denseI === null && !moe) throw new ConfigError("intermediate_size", form("config_missing", { key: "intermediate_size", what: label("field", "intermediate") }));
   let k = 1, denseLayers = 0, shared = 0, expertI = denseI || 0, sharedI = 0;
   if (moe) {
     const kGiven = int(cfg, "num_experts_per_tok") || int(cfg, "experts_per_token");
-    if (kGiven === null) throw new ConfigError("num_experts_per_tok", "混合专家模型需要 num_experts_per_tok（每个 token 用的专家数）");
-    if (kGiven > experts) throw new ConfigError("num_experts_per_tok", `${kGiven} 不能多于专家数（${experts}）`);
+    if (kGiven === null) throw new ConfigError("num_experts_per_tok", form("config_needs_experts_per_token"));
+    if (kGiven > experts) throw new ConfigError("num_experts_per_tok", form("config_experts_per_token_over", { k: String(kGiven), experts: String(experts) }));
     k = kGiven;
     expertI = int(cfg, "moe_intermediate_size") || int(cfg, "intermediate_size") || 0;
-    if (!expertI) throw new ConfigError("moe_intermediate_size", "没有给出单个专家的 MLP 宽度");
+    if (!expertI) throw new ConfigError("moe_intermediate_size", form("config_no_expert_width"));
     denseLayers = int(cfg, "first_k_dense_replace", 0, true) || 0;
     if (Array.isArray(cfg.mlp_only_layers)) denseLayers += cfg.mlp_only_layers.length;
-    if (denseLayers && denseI === null) throw new ConfigError("intermediate_size", "没有给出稠密层的 MLP 宽度");
+    if (denseLayers && denseI === null) throw new ConfigError("intermediate_size", form("config_no_dense_width"));
     const nShared = int(cfg, "n_shared_experts", 0, true) || 0;
     sharedI = nShared * expertI + (int(cfg, "shared_expert_intermediate_size", 0, true) || 0);
     if (family.startsWith("llama4")) sharedI = expertI;
     shared = sharedI ? Math.round(sharedI / expertI) : 0;
-    if (denseLayers >= layers) throw new ConfigError("first_k_dense_replace", `${denseLayers} 个稠密层占满了全部 ${layers} 层`);
+    if (denseLayers >= layers) throw new ConfigError("first_k_dense_replace", form("config_dense_all_layers", { dense_layers: String(denseLayers), layers: String(layers) }));
   }
   const expert = 3 * h * expertI;
   const moeLayers = moe ? layers - denseLayers : 0;
@@ -265,18 +270,19 @@ function readConfig(raw) {
   return { flags, total, note };
 }
 
-/** {flags, total, note} from config.json text, or {error, key}. `flags` maps flag names to strings. */
+/** {flags, total, note} from config.json text, or {error, key}. `flags` maps flag names to strings;
+ * `error` and `note` are form records (messages.js words them), `note` null when there is nothing to say. */
 export function readHfConfig(text) {
   let cfg;
   try {
     cfg = JSON.parse(text);
   } catch (e) {
-    return { error: "这不是合法的 JSON：请粘贴模型仓库里 config.json 的全部内容" };
+    return { error: form("config_not_json") };
   }
   try {
     return readConfig(cfg);
   } catch (e) {
-    if (e instanceof ConfigError) return { error: e.message, key: e.key };
+    if (e instanceof ConfigError) return { error: e.record, key: e.key };
     throw e;
   }
 }

@@ -4,3 +4,10 @@
 
 /** A reason record: its kind and the figures its message names (nested reasons as records). */
 export const reason = (kind, params = {}) => ({ kind, params });
+
+/** A form error record (the calculator's fields, config.json): words in generator/pages/form_messages.py
+ * FORM_ZH; `table` tells messages.js which table words it when it is nested. */
+export const form = (kind, params = {}) => ({ table: "form", kind, params });
+
+/** A name from one of the form tables (`field`: a flag's name; `config_part`: what a config.json key holds). */
+export const label = (table, kind) => ({ table, kind, params: {} });

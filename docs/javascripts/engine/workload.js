@@ -1,9 +1,11 @@
 /* Hand-written port of generator/cli/workload.py (recommend_result, _arch, _request,
  * _serving_lengths) and of the flag checks of generator/cli/arguments.py: the calculator's state
  * is the flags of `gpu-guide recommend` (URL keys of the same names, switches as =1), checked and
- * turned into a request the same way. Errors name the field and say what to type, in Chinese. */
+ * turned into a request the same way. Errors name the field and carry a form record (words:
+ * generator/pages/form_messages.py FORM_ZH, through messages.js) that says what to type. */
 import { fromModel, fromParams, shapeProblem } from "./arch.js";
 import { Pricing } from "./cost.js";
+import { form, label } from "./reason.js";
 import { recommend } from "./recommend.js";
 import { Sizer, outputTokens, sizeWorkload } from "./sizing.js";
 
@@ -13,8 +15,6 @@ export const OPTIMIZERS = ["adamw", "adamw-8bit", "sgd"];
 export const OFFLOADS = ["none", "model"];
 export const RUNTIMES = ["vllm", "transformers", "llama.cpp"];
 export const BILLINGS = ["on_demand", "daily", "monthly", "spot", "reserved"];
-/** `recommend`'s default precision (argparse default in generator/cli/workload.py). */
-export const CLI_PRECISION = "bf16";
 
 export const ARCH_FLAGS = ["layers", "hidden", "heads", "kv-heads", "vocab", "intermediate", "head-dim"];
 export const MOE_FLAGS = ["experts", "experts-per-token", "active-params", "tied-embeddings"];
@@ -37,46 +37,35 @@ const PAIRS = { "grad-checkpointing": "grad_checkpointing", "public-ip": "public
 export const KNOWN = new Set(["model", "billing", ...NUMBER_FLAGS, ...Object.keys(CHOICE_FLAGS), ...SWITCHES,
   ...Object.keys(PAIRS), ...Object.keys(PAIRS).map((k) => "no-" + k)]);
 
-/** Field names in the messages. */
-export const LABELS = {
-  workload: "用法", model: "模型", params: "参数量", layers: "层数", hidden: "隐藏维度", heads: "注意力头数",
-  "kv-heads": "KV 头数", vocab: "词表大小", intermediate: "MLP 中间维度", "head-dim": "每头维度", experts: "专家数",
-  "experts-per-token": "每个 token 用的专家数", "active-params": "激活参数量", "kv-lora-rank": "MLA 潜在维度",
-  "qk-rope-head-dim": "MLA 旋转位置维度", "sliding-window": "滑动窗口（token）", "window-layers": "滑动窗口层数",
-  "linear-layers": "线性注意力层数", "linear-state": "线性注意力状态（每层每条序列）", "dense-layers": "前几层稠密层数",
-  "shared-experts": "共享专家数", precision: "精度", "kv-precision": "KV 缓存精度",
-  batch: "并发数 / 批大小", context: "上下文长度", "grad-checkpointing": "梯度检查点", optimizer: "优化器", "lora-rank": "LoRA 秩",
-  "zero-stage": "ZeRO 阶段", "prompt-tokens": "提示长度", "output-tokens": "输出长度", resolution: "分辨率", offload: "CPU 卸载", runtime: "推理框架",
-  budget: "月预算", "hours-per-month": "每月使用小时", "job-tokens": "任务 token 数", "deadline-days": "完成期限", "disk-gb": "数据盘", "egress-gb": "出站流量",
-  "public-ip": "公网 IP", billing: "计费方式", "tied-embeddings": "共享词嵌入", "require-cuda": "只看 NVIDIA（CUDA）",
-  "domestic-only": "只看国产加速卡", steps: "去噪步数", "images-per-month": "每月出图量",
-};
-
+/** A field at fault; `record`: the form record that says why. */
 export class FieldError extends Error {
-  constructor(field, message) {
-    super(message);
+  constructor(field, record) {
+    super(`${field}: ${record.kind}`);
     this.field = field;
+    this.record = record;
   }
 }
+
+/** A field's name in a message. */
+const named = (flag) => label("field", flag);
 
 const fmt = (v) => String(v);
 
 /** arguments.number / arguments.whole: a finite number in range, or a message. */
 function checkNumber(flag, text, bound) {
   const t = text.trim();
-  const label = LABELS[flag] || flag;
   const decimal = /^[+-]?((\d(_?\d)*)(\.(\d(_?\d)*)?)?|\.\d(_?\d)*)([eE][+-]?\d(_?\d)*)?$/;
   const integer = /^[+-]?\d(_?\d)*$/;
   if (bound.whole ? !integer.test(t) : !decimal.test(t)) {
-    throw new FieldError(flag, bound.whole ? `${label}要填整数，现在是“${text}”` : `${label}要填一个数字，现在是“${text}”`);
+    throw new FieldError(flag, form(bound.whole ? "not_whole" : "not_number", { field: named(flag), text }));
   }
   const value = Number(t.replace(/_/g, ""));
-  if (!Number.isFinite(value)) throw new FieldError(flag, `${label}要填有限的数字，现在是“${text}”`);
+  if (!Number.isFinite(value)) throw new FieldError(flag, form("not_finite", { field: named(flag), text }));
   if (bound.low !== null && (bound.low_open ? value <= bound.low : value < bound.low)) {
-    throw new FieldError(flag, `${label}必须${bound.low_open ? "大于" : "至少为"} ${fmt(bound.low)}，现在是 ${t}`);
+    throw new FieldError(flag, form(bound.low_open ? "not_above" : "below", { field: named(flag), low: fmt(bound.low), value: t }));
   }
   if (bound.high !== null && value > bound.high) {
-    throw new FieldError(flag, `${label}不能超过 ${fmt(bound.high)}，现在是 ${t}`);
+    throw new FieldError(flag, form("above", { field: named(flag), high: fmt(bound.high), value: t }));
   }
   return value;
 }
@@ -91,31 +80,31 @@ export function parseFlags(query, data) {
     const text = String(raw);
     try {
       if (!KNOWN.has(key)) continue; // other keys (e.g. analytics) are not the calculator's
-      if (seen.has(key)) throw new FieldError(key.replace(/^no-/, ""), `${LABELS[key.replace(/^no-/, "")] || key}在链接里出现了两次`);
+      if (seen.has(key)) throw new FieldError(key.replace(/^no-/, ""), form("repeated", { field: named(key.replace(/^no-/, "")) }));
       seen.add(key);
       if (NUMBER_FLAGS.includes(key)) {
         values[key] = checkNumber(key, text, data.bounds[key]);
       } else if (Object.hasOwn(CHOICE_FLAGS, key)) {
-        if (!CHOICE_FLAGS[key].includes(text)) throw new FieldError(key, `${LABELS[key]}不认识“${text}”`);
+        if (!CHOICE_FLAGS[key].includes(text)) throw new FieldError(key, form("unknown_choice", { field: named(key), text }));
         values[key] = key === "zero-stage" ? Number(text) : text;
       } else if (key === "model") {
-        if (!text.trim()) throw new FieldError("model", "请选一个模型");
+        if (!text.trim()) throw new FieldError("model", form("no_model"));
         values.model = text.trim();
       } else if (key === "billing") {
         const tiers = [];
         for (const name of text.split(",").map((s) => s.trim())) {
-          if (!BILLINGS.includes(name)) throw new FieldError("billing", `计费方式不认识“${text}”`);
+          if (!BILLINGS.includes(name)) throw new FieldError("billing", form("unknown_billing", { text }));
           if (!tiers.includes(name)) tiers.push(name);
         }
         values.billing = tiers;
       } else {
         const on = text === "1" || text === "true" || text === "";
-        if (!on && text !== "0" && text !== "false") throw new FieldError(key, `开关“${key}”只能是 1 或 0`);
+        if (!on && text !== "0" && text !== "false") throw new FieldError(key, form("bad_switch", { flag: key }));
         const pair = key.replace(/^no-/, "");
         if (Object.hasOwn(PAIRS, pair)) {
           if (!on) continue;
           const field = PAIRS[pair];
-          if (Object.hasOwn(values, field)) throw new FieldError(pair, `${LABELS[pair]}的开和关只能选一个`);
+          if (Object.hasOwn(values, field)) throw new FieldError(pair, form("both_ways", { field: named(pair) }));
           values[field] = !key.startsWith("no-");
         } else if (on) {
           values[key] = true;
@@ -127,10 +116,10 @@ export function parseFlags(query, data) {
     }
   }
   if (!errors.length) {
-    if (values.workload === undefined) errors.push(new FieldError("workload", "请选择用法"));
+    if (values.workload === undefined) errors.push(new FieldError("workload", form("no_workload")));
     if ((values.model === undefined) === (values.params === undefined)) {
       errors.push(new FieldError(values.model === undefined ? "params" : "model",
-        values.model === undefined ? "请选一个模型，或填参数量" : "模型和参数量只能选一种"));
+        form(values.model === undefined ? "model_or_params" : "model_and_params")));
     }
   }
   return { values, errors };
@@ -143,36 +132,36 @@ function arch(data, v) {
   const d = data.rules.memory.arch_defaults;
   const shape = [...ARCH_FLAGS, ...MOE_FLAGS, ...VARIANT_FLAGS.map(([f]) => f)].filter((f) => has(v, f));
   if (v.model !== undefined) {
-    if (shape.length) throw new FieldError(shape[0], `${LABELS[shape[0]]}只用于按参数量描述的模型；选了数据中的模型就用它自己的结构`);
+    if (shape.length) throw new FieldError(shape[0], form("shape_with_model", { field: named(shape[0]) }));
     const m = data.models.find((x) => x.id === v.model);
-    if (!m) throw new FieldError("model", `数据中没有模型“${v.model}”`);
+    if (!m) throw new FieldError("model", form("unknown_model", { model: v.model }));
     return fromModel(m, d);
   }
   if (v.experts === undefined && (v["experts-per-token"] !== undefined || v["active-params"] !== undefined)) {
-    throw new FieldError("experts", "每个 token 用的专家数和激活参数量只用于混合专家模型：请填专家数");
+    throw new FieldError("experts", form("moe_without_experts"));
   }
   if (v.experts !== undefined && v["experts-per-token"] !== undefined && v["experts-per-token"] > v.experts) {
-    throw new FieldError("experts-per-token", `每个 token 用的专家数（${v["experts-per-token"]}）不能多于专家数（${v.experts}）`);
+    throw new FieldError("experts-per-token", form("experts_per_token_over", { k: String(v["experts-per-token"]), experts: String(v.experts) }));
   }
   if (v["active-params"] !== undefined && v["active-params"] > v.params) {
-    throw new FieldError("active-params", `激活参数量（${v["active-params"]}B）不能多于总参数量（${v.params}B）`);
+    throw new FieldError("active-params", form("active_over_total", { active: String(v["active-params"]), total: String(v.params) }));
   }
   const get = (k) => (v[k] === undefined ? null : v[k]);
   const variants = Object.fromEntries(VARIANT_FLAGS.map(([f, k]) => [k, get(f)]));
   if (variants.qk_rope_dim !== null && variants.kv_lora_rank === null) {
-    throw new FieldError("qk-rope-head-dim", "MLA 旋转位置维度只用于多头潜在注意力：请同时填 MLA 潜在维度");
+    throw new FieldError("qk-rope-head-dim", form("rope_without_mla"));
   }
   if ((variants.linear_state === null) !== (variants.linear_layers === null)) {
-    throw new FieldError(variants.linear_layers === null ? "linear-state" : "linear-layers", "线性注意力层数和它的状态大小要一起填");
+    throw new FieldError(variants.linear_layers === null ? "linear-state" : "linear-layers", form("linear_pair"));
   }
   if ((variants.dense_layers !== null || variants.shared_experts !== null) && v.experts === undefined) {
-    throw new FieldError(variants.dense_layers !== null ? "dense-layers" : "shared-experts", "稠密层数和共享专家数只用于混合专家模型：请填专家数");
+    throw new FieldError(variants.dense_layers !== null ? "dense-layers" : "shared-experts", form("dense_without_experts"));
   }
   const counts = {};
   for (const [k, value] of Object.entries(variants)) if (k !== "kv_lora_rank" && k !== "window") counts[k] = value === null ? 0 : value;
   const counted = ["window_layers", "linear_layers", "dense_layers"].filter((k) => counts[k]);
   if (counted.length && v.layers === undefined) {
-    throw new FieldError(FLAG_OF[counted[0]], `${LABELS[FLAG_OF[counted[0]]]}是总层数中的一部分：请填层数`);
+    throw new FieldError(FLAG_OF[counted[0]], form("part_of_layers", { field: named(FLAG_OF[counted[0]]) }));
   }
   const fields = {
     layers: get("layers"), hidden: get("hidden"), heads: get("heads"), kv_heads: get("kv-heads"), vocab: get("vocab"),
@@ -191,21 +180,21 @@ function servingLengths(data, v, llm) {
   const prompt = v["prompt-tokens"], output = v["output-tokens"];
   const serving = v.workload === "inference" && llm;
   if ((prompt !== undefined || output !== undefined) && !serving) {
-    throw new FieldError(prompt !== undefined ? "prompt-tokens" : "output-tokens", "提示和输出长度只用于语言模型的推理服务");
+    throw new FieldError(prompt !== undefined ? "prompt-tokens" : "output-tokens", form("lengths_not_serving"));
   }
   if (prompt !== undefined && output !== undefined) {
     if (v.context !== undefined && v.context !== prompt + output) {
-      throw new FieldError("context", `上下文 ${v.context} 不等于提示 + 输出（${prompt + output}）：只填其中一种`);
+      throw new FieldError("context", form("context_mismatch", { context: String(v.context), total: String(prompt + output) }));
     }
     return [prompt + output, output];
   }
   const context = v.context !== undefined ? v.context : data.rules.defaults.context;
   if (prompt !== undefined) {
-    if (prompt >= context) throw new FieldError("prompt-tokens", `提示 ${prompt} token 占满了 ${context} token 的上下文，没有留给输出的位置：填输出长度或加大上下文`);
+    if (prompt >= context) throw new FieldError("prompt-tokens", form("prompt_fills_context", { prompt: String(prompt), context: String(context) }));
     return [context, context - prompt];
   }
   if (output !== undefined && output >= context) {
-    throw new FieldError("output-tokens", `输出长度 ${output} 必须小于上下文（${context} token）`);
+    throw new FieldError("output-tokens", form("output_over_context", { output: String(output), context: String(context) }));
   }
   return [context, serving ? outputTokens(output === undefined ? null : output, context, data.rules) : null];
 }
@@ -217,27 +206,27 @@ export function buildRequest(data, v) {
   const given = (k, dflt) => (v[k] === undefined || v[k] === null ? dflt : v[k]);
   const image = a.kind === "diffusion";
   if (image && v.workload !== "inference") {
-    throw new FieldError("workload", "图像模型只计算生成图像（推理），不计算训练");
+    throw new FieldError("workload", form("image_training"));
   }
-  if (image && v.context !== undefined) throw new FieldError("context", "上下文长度只用于语言模型；图像模型看分辨率");
+  if (image && v.context !== undefined) throw new FieldError("context", form("image_context"));
   if (v.runtime !== undefined && (image || v.workload !== "inference")) {
-    throw new FieldError("runtime", "推理框架只用于语言模型推理");
+    throw new FieldError("runtime", form("runtime_not_llm"));
   }
   if (!image && (v.resolution !== undefined || v.offload !== undefined)) {
-    throw new FieldError(v.resolution !== undefined ? "resolution" : "offload", "分辨率和 CPU 卸载只用于图像模型");
+    throw new FieldError(v.resolution !== undefined ? "resolution" : "offload", form("image_only_memory"));
   }
   if (!image && (v.steps !== undefined || v["images-per-month"] !== undefined)) {
-    throw new FieldError(v.steps !== undefined ? "steps" : "images-per-month", "去噪步数和每月出图量只用于图像模型");
+    throw new FieldError(v.steps !== undefined ? "steps" : "images-per-month", form("image_only_volume"));
   }
   const [context, output] = servingLengths(data, v, a.kind === "llm");
   if (output !== null && !(output >= 1 && output < context)) {
-    throw new FieldError("context", "输出长度必须小于上下文：提示至少要有 1 个 token");
+    throw new FieldError("context", form("no_prompt"));
   }
-  const precision = given("precision", CLI_PRECISION);
+  const precision = given("precision", d.precision);
   if (v.workload === "full" || v.workload === "pretrain") {
     const ok = Object.keys(data.rules.memory.training.recipes);
     if (!ok.includes(precision)) {
-      throw new FieldError("precision", `全参训练和预训练只支持 ${ok.map((p) => data.names.precision[p] || p).join("、")}`);
+      throw new FieldError("precision", form("training_precision", { precisions: ok.map((p) => data.names.precision[p] || p) }));
     }
   }
   return {
@@ -265,7 +254,7 @@ export function recommendResult(data, query, cat = catalogue(data)) {
     const tiers = data.rules.prices.pick_billing;
     for (const t of v.billing || []) {
       if (!tiers.includes(t)) {
-        throw new FieldError("billing", `${data.names.billing[t] || t}价格只展示、不参与排名；可选：${tiers.map((x) => data.names.billing[x]).join("、")}`);
+        throw new FieldError("billing", form("billing_not_ranked", { tier: data.names.billing[t] || t, tiers }));
       }
     }
     const r = data.rules;
@@ -288,7 +277,7 @@ export function recommendResult(data, query, cat = catalogue(data)) {
     return { errors: [], values: v, request: req, usage, constraints, rec };
   } catch (e) {
     if (e instanceof FieldError) return { errors: [e] };
-    if (/full training in/.test(e.message)) return { errors: [new FieldError("precision", e.message)] };
+    if (/full training in/.test(e.message)) return { errors: [new FieldError("precision", form("engine", { text: e.message }))] };
     throw e;
   }
 }
