@@ -78,6 +78,7 @@ FORM_ZH: dict[str, str] = {
     "config_no_dense_width": "没有给出稠密层的 MLP 宽度",
     "config_dense_all_layers": "{dense_layers} 个稠密层占满了全部 {layers} 层",
     "config_text_config": "读取了 text_config（多模态模型的语言部分，视觉编码器未计入）。",
+    "config_text_and_vision": "读取了 text_config（多模态模型的语言部分）和 vision_config（视觉编码器，已计入参数量）。",
 }
 
 #: The name of each calculator field (the flags of ``gpu-guide recommend``), as messages say it.
@@ -137,6 +138,12 @@ CONFIG_PART_ZH: dict[str, str] = {
     "vision_width": "视觉编码器宽度",
     "vision_mlp": "视觉编码器 MLP 宽度",
     "merger_out": "合并层输出宽度",
+    "vision_image": "视觉输入尺寸",
+    "vision_patch": "视觉 patch 尺寸",
+    "projector_in": "像素重排 MLP 宽度",
+    "projector_out": "像素重排 MLP 输出宽度",
+    "vision_output": "投影层输入宽度",
+    "text_width": "语言模型宽度",
     "linear_key_heads": "线性注意力的键头数",
     "linear_value_heads": "线性注意力的值头数",
     "linear_key_dim": "线性注意力的键维度",

@@ -34,22 +34,22 @@ const VISION_REQUIRED = [
 ];
 /** Keys of a Llama 4 vision_config the vision encoder's size needs. */
 const LLAMA4_VISION_REQUIRED = [
-  ["num_hidden_layers", "视觉编码器层数"],
-  ["hidden_size", "视觉编码器宽度"],
-  ["intermediate_size", "视觉编码器 MLP 宽度"],
-  ["image_size", "视觉输入尺寸"],
-  ["patch_size", "视觉 patch 尺寸"],
-  ["projector_input_dim", "像素重排 MLP 宽度"],
-  ["projector_output_dim", "像素重排 MLP 输出宽度"],
-  ["vision_output_dim", "投影层输入宽度"],
+  ["num_hidden_layers", label("config_part", "vision_depth")],
+  ["hidden_size", label("config_part", "vision_width")],
+  ["intermediate_size", label("config_part", "vision_mlp")],
+  ["image_size", label("config_part", "vision_image")],
+  ["patch_size", label("config_part", "vision_patch")],
+  ["projector_input_dim", label("config_part", "projector_in")],
+  ["projector_output_dim", label("config_part", "projector_out")],
+  ["vision_output_dim", label("config_part", "vision_output")],
 ];
 /** Keys of a SigLIP vision_config (Gemma 3) the vision encoder's size needs. */
 const SIGLIP_REQUIRED = [
-  ["num_hidden_layers", "视觉编码器层数"],
-  ["hidden_size", "视觉编码器宽度"],
-  ["intermediate_size", "视觉编码器 MLP 宽度"],
-  ["image_size", "视觉输入尺寸"],
-  ["patch_size", "视觉 patch 尺寸"],
+  ["num_hidden_layers", label("config_part", "vision_depth")],
+  ["hidden_size", label("config_part", "vision_width")],
+  ["intermediate_size", label("config_part", "vision_mlp")],
+  ["image_size", label("config_part", "vision_image")],
+  ["patch_size", label("config_part", "vision_patch")],
 ];
 /** Gemma 3's defaults for keys its config.json may leave out (HF Gemma3TextConfig; hfconfig.py _GEMMA3_DEFAULTS). */
 const GEMMA3_DEFAULTS = { vocab_size: 262208, head_dim: 256, num_key_value_heads: 4, sliding_window: 4096 };
@@ -122,7 +122,7 @@ function llama4Vision(raw, vision) {
   const [depth, width, inner, image, patch, projIn, projOut, out] = LLAMA4_VISION_REQUIRED.map(([k, w]) => need(vision, k, w));
   const channels = int(vision, "num_channels", 3);
   const text = raw.text_config && typeof raw.text_config === "object" && !Array.isArray(raw.text_config) ? raw.text_config : {};
-  const textWidth = need(text, "hidden_size", "语言模型宽度");
+  const textWidth = need(text, "hidden_size", label("config_part", "text_width"));
   const positions = Math.floor(image / patch) ** 2 + 1;
   return channels * patch * patch * width + width + positions * width + depth * (4 * width * width + 2 * width * inner) +
     inner * projIn + projOut * projOut + out * textWidth;
@@ -133,7 +133,7 @@ function siglipVision(raw, vision) {
   const [depth, width, inner, image, patch] = SIGLIP_REQUIRED.map(([k, w]) => need(vision, k, w));
   const channels = int(vision, "num_channels", 3);
   const text = raw.text_config && typeof raw.text_config === "object" && !Array.isArray(raw.text_config) ? raw.text_config : {};
-  const textWidth = need(text, "hidden_size", "语言模型宽度");
+  const textWidth = need(text, "hidden_size", label("config_part", "text_width"));
   const patches = Math.floor(image / patch) ** 2;
   return channels * patch * patch * width + patches * width + depth * (4 * width * width + 2 * width * inner) + width * textWidth;
 }
@@ -167,7 +167,7 @@ function readConfig(raw) {
   const vision = visionParams(raw);
   const [textCfg, textNote] = textConfig(raw);
   const cfg = familyDefaults(textCfg);
-  const note = textNote && vision ? "读取了 text_config（多模态模型的语言部分）和 vision_config（视觉编码器，已计入参数量）。" : textNote;
+  const note = textNote && vision ? form("config_text_and_vision") : textNote;
   for (const [key, what] of UNSUPPORTED) {
     if (!absent(cfg[key])) throw new ConfigError(key, form("config_unsupported", { what }));
   }
