@@ -138,7 +138,7 @@ def copy_repo_site(dest: Path) -> Path:
     """The real project's inputs (data, templates, config, hand-written docs) copied to ``dest``."""
     root = dest / "repo"
     root.mkdir(parents=True)
-    for name in ("data", "templates", "docs"):
+    for name in ("data", "templates", "docs", "docs-dev"):
         shutil.copytree(REPO / name, root / name)
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
     return root
