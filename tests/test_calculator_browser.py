@@ -465,3 +465,34 @@ def test_every_row_opens_into_its_memory_breakdown(browser, server: str, cat: Ca
     # Llama-2-7B in BF16: 6.74e9 parameters x 2 bytes = 12.6 GiB of weights (the model card's count)
     assert abs(got["weights"] - 6.74e9 * 2 / 2**30) < 0.15
     page.close()
+
+
+def test_serving_rows_show_the_measure_they_rank_by(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    """Serving ranks by ¥ per million tokens at the reader's load (``serving.at_load``), so the last
+    column shows that figure, headed 本负载, and the sentence under the pick names it (it said 每月合计
+    and showed the at-capacity figure while the rows were ordered by the load's)."""
+    q = "?workload=inference&model=qwen2.5-7b&batch=16&context=4096"
+    page = open_calc(browser, server, q)
+    want = python(cat, q)
+    assert page_rows(page) == eligible(want)
+    shown = page.eval_on_selector_all(
+        "#calc-table tbody tr[data-gpu]:not(.is-over) [data-permtok]", "cs => cs.map(c => c.dataset.permtok)"
+    )
+    at_load = [o["serving"]["at_load"]["cny_per_million_tokens"] for o in want["options"] if o["eligible"]]
+    assert [float(s) for s in shown] == pytest.approx(at_load, abs=6e-5)
+    assert page.text_content("#calc-last-head") == "每百万 token（本负载）"
+    assert "按本负载下每百万 token 的成本从低到高排列" in page.text_content("#calc-summary")
+    page.close()
+
+
+def test_image_rows_show_images_per_hour_and_cost_per_thousand(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    """Image plans rank by ¥ per 1,000 images: each row shows it with images per hour (was "—")."""
+    q = "?workload=inference&model=sdxl&precision=fp16"
+    page = open_calc(browser, server, q)
+    want = python(cat, q)
+    pick = next(o for o in want["options"] if o["eligible"])
+    cell = page.eval_on_selector("#calc-table tr.is-pick", "r => r.querySelector('.gpu-calc__last').textContent")
+    assert cell == f"{cny(pick['cost_per_1000_images_cny'], 2)}（每小时 {pick['images_per_hour']:,.0f} 张）"
+    assert page.text_content("#calc-last-head") == "每千张图"
+    assert "按每千张图的成本从低到高排列" in page.text_content("#calc-summary")
+    page.close()

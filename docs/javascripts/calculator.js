@@ -255,8 +255,21 @@ function init() {
 
   function lastColumn(rec, o) {
     if (rec.training_job || o.job_cost_cny !== null) return o.job_cost_cny !== null ? `${cny(o.job_cost_cny)}（${grouped(o.job_hours, 0)} 小时）` : "—";
-    if (o.cost_per_mtok_cny !== null) return `${cny(o.cost_per_mtok_cny, 2)}/百万 token`;
+    if (o.cost_per_kimage_cny !== null && o.images_per_hour !== null) return `${cny(o.cost_per_kimage_cny, 2)}（每小时 ${grouped(o.images_per_hour, 0)} 张）`;
+    const perM = loadCost(o);
+    if (perM !== null) return `${cny(perM, 2)}/百万 token`;
     return "—";
+  }
+
+  /** ¥ per million tokens at the request's own load (what serving ranks by), else at capacity. */
+  const loadCost = (o) => (o.load && o.load.cost_per_mtok_cny !== null ? o.load.cost_per_mtok_cny : o.cost_per_mtok_cny);
+
+  /** What the table is ordered by, in the words of its last column. */
+  function orderText(rec, serving, image) {
+    if (rec.training_job) return "完成任务的租金";
+    if (image) return "每千张图的成本";
+    if (serving) return "本负载下每百万 token 的成本";
+    return "每月合计";
   }
 
   /** A reason or exclusion record in words, from the message tables the page ships (messages.js). */
@@ -275,7 +288,7 @@ function init() {
     if (p.cost_per_kimage_cny !== null && p.images_per_hour !== null) {
       return `每小时约 ${grouped(p.images_per_hour, 0)} 张图，每千张约 ${cny(p.cost_per_kimage_cny, 2)}`;
     }
-    const perM = p.load && p.load.cost_per_mtok_cny !== null ? p.load.cost_per_mtok_cny : p.cost_per_mtok_cny;
+    const perM = loadCost(p);
     if (perM !== null) {
       const speed = p.load ? `（首 token 约 ${grouped(p.load.ttft_s, 2)} 秒，每个用户每秒约 ${grouped(p.load.user_tokens_per_s, 1)} token）` : "";
       return `每百万 token 约 ${cny(perM, 2)}${speed}`;
@@ -347,8 +360,9 @@ function init() {
     cell(deliveryText(o), "gpu-calc__offer", "交付与报价");
     const m = cell(o.monthly ? cny(o.monthly.total) : "—", "gpu-calc__month", "每月");
     if (o.monthly) m.dataset.total = o.monthly.total.toFixed(2);
-    const last = cell(lastColumn(rec, o), "gpu-calc__last", rec.training_job ? "任务租金" : "每百万 token");
+    const last = cell(lastColumn(rec, o), "gpu-calc__last", rec.training_job ? "任务租金" : o.images_per_hour !== null ? "每千张图" : "每百万 token");
     if (rec.training_job && o.job_cost_cny !== null) last.dataset.job = o.job_cost_cny.toFixed(2);
+    if (!rec.training_job && o.cost_per_kimage_cny === null && loadCost(o) !== null) last.dataset.permtok = loadCost(o).toFixed(4);
     const why = cell(null, "gpu-calc__toggle");
     const button = el("button", isPick ? "收起" : "理由");
     button.type = "button";
@@ -404,7 +418,8 @@ function init() {
     const rec = r.rec;
     const training = r.request.workload !== "inference";
     const serving = !training && r.request.arch.kind === "llm";
-    $("calc-last-head").textContent = training ? "任务租金" : serving ? "每百万 token（满载）" : "—";
+    const image = !training && !serving;
+    $("calc-last-head").textContent = training ? "任务租金" : serving ? "每百万 token（本负载）" : "每千张图";
     const eligible = rec.options.filter((o) => o.excluded === null);
     const rows = [];
     let nearest = null;
@@ -416,7 +431,7 @@ function init() {
       if (p.cards_billed && p.cards_billed > p.cards) parts.push(billedText(p));
       summary.className = "gpu-calc__summary gpu-calc__summary--pick";
       summary.replaceChildren(el("p", "推荐：" + parts.join("；") + "。", "gpu-calc__headline"),
-        el("p", `报价：${p.offer.label}。${eligible.length} 款卡满足条件，按${rec.training_job ? "完成任务的租金" : "每月合计"}从低到高排列。`
+        el("p", `报价：${p.offer.label}。${eligible.length} 款卡满足条件，按${orderText(rec, serving, image)}从低到高排列${eligible.some((o) => o.unconfirmed_support || o.unconfirmed_speed) ? "（依据未确认支持或未确认速度数字的方案排在已确认的之后）" : ""}。`
           + (training && !rec.training_job ? "填上要训练的 token 数，就能算出整个任务的租金并按它排序。" : "")));
     } else {
       nearest = emptyResult(r);
