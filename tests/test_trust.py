@@ -59,9 +59,13 @@ def test_pages_name_their_figures_group_and_its_held_out_median(mini: Path) -> N
     results = evaluate(cat)
     trust = {"serving": GroupTrust("serving", 4, 7, 0.93, 0.61, 1.42)}
     files = generated_files(cat, results, project.templates, "https://example.org/", trust)
-    row = "| 推理速度（vLLM 式调度） | 每秒 token 数、首 token 延迟 | 7 个 | 0.93 | 0.61–1.42 |"
-    assert row in files["scenarios/serve-7b.md"].decode()
-    assert row in files["models/llama-2-7b-inference.md"].decode()
+    right = '<td style="text-align:right">'
+    row = f"<tr><td>推理速度（vLLM 式调度）</td><td>每秒 token 数、首 token 延迟</td>{right}7 个</td>{right}0.93</td>{right}0.61–1.42</td></tr>"
+    for page in ("scenarios/serve-7b.md", "models/llama-2-7b-inference.md"):
+        body = files[page].decode()
+        assert row in body
+        # the same note on every page stays out of the search index (it would rank them all for 显存)
+        assert body.index('<div class="gpu-trust" data-pagefind-ignore>') < body.index(row)
     # a full fine-tuning scenario's figures come from the fine-tuning group, which has no record here
     assert "这些数字的依据" not in files["scenarios/full-13b.md"].decode()
     # Control: without a record no page shows the note.

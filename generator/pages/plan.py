@@ -739,7 +739,7 @@ def _model_faq(mp: model_pages.ModelPage, stack: str) -> list[tuple[str, str]]:
     first = (
         f"{name} {kind}需要多少显存？",
         f"按{' ' if prec.isascii() else ''}{prec}、{load}、上下文 {mp.request.context} token 估算，"
-        f"显存合计约 {mp.single_card.total_gib:.1f} GiB（一张卡放不下时切分到多张卡）。",
+        f"合计约 {mp.single_card.total_gib:.1f} GiB（一张卡放不下时切分到多张卡）。",
     )
     fitting = [o for o in mp.rec.options if o.cards is not None]
     cards = "；".join(f"{o.gpu.name} {o.cards} 张" for o in sorted(fitting, key=lambda o: (o.cards or 0, o.gpu.id))[:6])
