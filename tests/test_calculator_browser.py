@@ -150,6 +150,33 @@ def test_quantized_inference(browser, server: str, cat: Catalogue) -> None:  # t
     page.close()
 
 
+def test_a_low_precision_release_is_served_in_its_published_weights(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    """Choosing a model released in FP8 (or MXFP4) for serving selects that precision, says so, and
+    the link names it; choosing a BF16 model again goes back to BF16; BF16 chosen by hand is sent."""
+    released = next(m for m in cat.models.values() if m.checkpoint_precision is not None)
+    plain = next(m for m in cat.models.values() if m.kind.value == "llm" and m.checkpoint_precision is None)
+    own = str(released.checkpoint_precision)
+    page = open_calc(browser, server, f"?workload=inference&model={plain.id}")
+    assert page.input_value("#calc-precision") == "bf16"
+    page.select_option("#calc-model", released.id)
+    assert page.input_value("#calc-precision") == own
+    assert "官方发布的权重" in page.text_content('label[for="calc-precision"]')
+    q = query_of(page)
+    assert f"precision={own}" in q
+    assert page_rows(page) == eligible(python(cat, q))
+    page.select_option("#calc-precision", "bf16")  # BF16 by hand: the link must say so, or it means the release's
+    assert "precision=bf16" in query_of(page)
+    page.select_option("#calc-precision", own)
+    page.select_option("#calc-model", plain.id)
+    assert page.input_value("#calc-precision") == "bf16" and "precision=" not in query_of(page)
+    page.close()
+    page = open_calc(browser, server, f"?workload=inference&model={released.id}")  # a link without a precision
+    assert page.input_value("#calc-precision") == own
+    assert page_rows(page) == eligible(python(cat, query_of(page)))
+    no_overflow(page)
+    page.close()
+
+
 def test_a_deadline_scales_the_plans_out(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
     """完成期限: the field sends the deadline to the engine; the page ranks what `recommend
     --deadline-days` ranks, and every plan it shows ends in time."""

@@ -520,3 +520,19 @@ def test_engines_agree_on_the_mini_fixture(tmp_path: Path) -> None:
     found, ranked = check(run_both(cat, cases))
     assert found == [], "\n".join(found[:40])
     assert ranked >= 140
+
+
+def test_engines_serve_a_low_precision_release_in_its_own_precision(bundled: Catalogue) -> None:
+    """Without a precision, both engines serve a model released in FP8 or MXFP4 in its published
+    weights (flags.default_precision, workload.js defaultPrecision): the same plans as naming it."""
+    released = [m for m in bundled.models.values() if m.checkpoint_precision is not None]
+    assert released, "the bundled data has no model with checkpoint_precision"
+    bare = [[("workload", "inference"), ("model", m.id)] for m in released]
+    named = [[*q, ("precision", str(m.checkpoint_precision))] for q, m in zip(bare, released, strict=True)]
+    run = run_both(bundled, bare + named)
+    problems, ranked = check(run)
+    assert problems == [], "\n".join(problems[:40])
+    assert ranked == len(run.cases)
+    half = len(bare)
+    for m, without, given in zip(released, run.node[:half], run.node[half:], strict=True):
+        assert [o["per_card_gib"] for o in without["options"]] == [o["per_card_gib"] for o in given["options"]], m.id

@@ -71,6 +71,17 @@ def test_fields_carry_type_requirement_description_and_enum_values() -> None:
     assert providers["extras[].item"]["choices"] == ["disk", "egress", "public_ip", "other"]
 
 
+def test_a_type_named_below_its_record_reads_as_its_values() -> None:
+    """ModelRelease and DeploymentPlan sit above Precision in records.py: their precision read
+    ForwardRef('Precision') in the guide. Precision's values are the enum's, listed by hand."""
+    models = {f["name"]: f for f in by_file()["models.yaml"]["fields"]}
+    for name in ("releases[].precision", "deployments[].precision"):
+        assert models[name]["type"] == "取值之一", models[name]
+        assert {"bf16", "fp8", "int4", "mxfp4", "q4_k_m"} <= set(models[name]["choices"])
+    every = [f["type"] for d in field_docs() for f in d["fields"]]
+    assert not [t for t in every if "ForwardRef" in t]
+
+
 def test_nested_rules_are_walked_with_dotted_names() -> None:
     names = {f["name"] for f in by_file()["rules.yaml"]["fields"]}
     assert {"memory", "memory.overhead.cuda_context_gib", "cost.hours_per_month"} <= names

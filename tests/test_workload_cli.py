@@ -109,6 +109,9 @@ def test_recommend_domestic_only(capsys: pytest.CaptureFixture[str], mini_root: 
         (["--model", ""], "argument --model: must not be empty"),
         (["--params", "7", "--gpu-memory-gb", "0"], "argument --gpu-memory-gb: must be above 0, got 0"),
         (["--params", "7", "--context", "1e3"], "argument --context: expected a whole number, got '1e3'"),
+        # Llama 4 Scout's config allows 10,485,760 tokens; the engine sizes up to 2**20 and says so in
+        # digits (it said "at most 1.04858e+06")
+        (["--params", "109", "--context", "10485760"], "argument --context: must be at most 1048576, got 10485760"),
     ],
 )
 def test_estimate_refuses_nonsense_numbers(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
@@ -303,3 +306,58 @@ def test_recommend_json_gives_reasons_as_records_beside_the_words(
     assert h100["reasons"][cluster].startswith("租 3 台 8 卡服务器（共 24 张卡）")
     for o in options:
         assert len(o["reasons"]) == len(o["reason_records"]) + (1 if o["exclusion"] else 0)
+
+
+def _fp8_release(data: Path) -> None:
+    """The mini fixture plus a copy of Llama-2-7B's shape published as an FP8 checkpoint."""
+    models = data / "models.yaml"
+    text = models.read_text(encoding="utf-8")
+    first = text.split("  - id: llama-2-13b")[0].split("models:\n", 1)[1]
+    copy = first.replace("id: llama-2-7b", "id: tiny-fp8").replace("name: Llama-2-7B", "name: Tiny-FP8")
+    models.write_text(text + copy + "    checkpoint_precision: fp8\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def fp8_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_project(tmp_path_factory.mktemp("fp8"), _fp8_release)
+
+
+def test_serving_a_model_released_in_fp8_sizes_its_checkpoint(
+    capsys: pytest.CaptureFixture[str], fp8_root: Path
+) -> None:
+    """Without --precision, serving a model whose published weights are FP8 sizes FP8 weights, and
+    says so. The FP8 quantizer leaves embed_tokens and lm_head in 16 bits (2 x 32,000 x 4,096 =
+    262,144,000 parameters): 6.74e9 - 262,144,000 at 1 byte + 262,144,000 at 2 = 7.002e9 B =
+    6.52 GiB; all of it at 2 bytes in BF16: 12.55 GiB."""
+    base = ("estimate", "--workload", "inference", "--model", "tiny-fp8", "--context", "2048")
+    code, out, _ = run(capsys, *base, "--json", root=fp8_root)
+    data = json.loads(out)
+    assert code == 0 and (data["precision"], data["precision_source"]) == ("fp8", "checkpoint")
+    assert data["breakdown"]["weights"] == pytest.approx((6.74e9 + 262_144_000) / 2**30, rel=0.002)
+    _, out, _ = run(capsys, *base, "--precision", "bf16", "--json", root=fp8_root)
+    data = json.loads(out)
+    assert (data["precision"], data["precision_source"]) == ("bf16", "given")
+    assert data["breakdown"]["weights"] == pytest.approx(2 * 6.74e9 / 2**30, rel=0.002)
+    _, out, _ = run(capsys, *base, root=fp8_root)
+    assert out.splitlines()[0] == "Precision: fp8 (the model's published checkpoint; --precision to size another)"
+    # The same model fine-tuned is upcast: rules.yaml's precision, as the model's LoRA page.
+    _, out, _ = run(capsys, "estimate", "--workload", "lora", "--model", "tiny-fp8", "--json", root=fp8_root)
+    assert json.loads(out)["precision_source"] == "rules"
+
+
+def test_recommend_serves_an_fp8_release_in_fp8(capsys: pytest.CaptureFixture[str], fp8_root: Path) -> None:
+    """recommend sizes the same FP8 weights per card as estimate: one card in BF16 holds the
+    block weights' second byte more, (6.74e9 - 262,144,000) B = 6.03 GiB."""
+    args = ("recommend", "--workload", "inference", "--model", "tiny-fp8", "--context", "2048", "--json")
+    code, out, _ = run(capsys, *args, root=fp8_root)
+    data = json.loads(out)
+    assert code == 0 and (data["precision"], data["precision_source"]) == ("fp8", "checkpoint")
+    _, bf16, _ = run(capsys, *args, "--precision", "bf16", root=fp8_root)
+    by_gpu = {o["gpu"]: o["per_card_gib"] for o in json.loads(bf16)["options"] if o["cards"] == 1}
+    fp8 = {o["gpu"]: o["per_card_gib"] for o in data["options"] if o["cards"] == 1}
+    both = set(by_gpu) & set(fp8)
+    assert both
+    # one card each way: weights differ by 6.03 GiB; the activations and KV cache of the same load
+    # may differ a little too (the KV cache follows the weights' precision unless given)
+    for gpu in both:
+        assert by_gpu[gpu] - fp8[gpu] >= (6.74e9 - 262_144_000) / 2**30 * 0.99, gpu

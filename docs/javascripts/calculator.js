@@ -9,7 +9,7 @@
 import { cardCounts, estimate, usableGib } from "./engine/memory.js";
 import { cny, fixed, grouped } from "./engine/py.js";
 import { readHfConfig } from "./engine/hfconfig.js";
-import { ARCH_FLAGS, KNOWN, VARIANT_FLAGS, catalogue, recommendResult } from "./engine/workload.js";
+import { ARCH_FLAGS, KNOWN, VARIANT_FLAGS, catalogue, defaultPrecision, recommendResult } from "./engine/workload.js";
 import { idleCards } from "./engine/recommend.js";
 import { explain as explainRecord } from "./messages.js";
 
@@ -42,6 +42,8 @@ const PRECISION_CHOICES = {
   pretrain: ["mixed", "bf16", "fp16", "fp32"],
 };
 const PRECISION_HINT = { qlora: "计算精度（底座固定按 NF4 存储）" };
+/** The label when the precision a model is served in by default is its published weights' (flags.default_precision). */
+const CHECKPOINT_HINT = "精度（默认按官方发布的权重格式）";
 /** Text fields in the order the URL lists them. */
 const VARIANTS = VARIANT_FLAGS.map(([f]) => f);
 const TEXT_FLAGS = ["params", ...ARCH_FLAGS, ...VARIANTS, "experts", "experts-per-token", "active-params", "batch", "context",
@@ -97,6 +99,11 @@ function init() {
     return m ? m.kind : "llm";
   };
 
+  /** [precision, source] the engine sizes the chosen model and job in when no precision is sent. */
+  const modelDefault = () => defaultPrecision(data, modelSelect.value === "" ? undefined : modelSelect.value, input("workload").value);
+  /** That default when the list was last filled: a precision still at it follows a newly chosen model's. */
+  let shownDefault = null;
+
   /** Offer the precisions that fit the job; keep a value a link brought even if it does not. */
   function fillPrecisions(keep) {
     const sel = input("precision");
@@ -109,8 +116,13 @@ function init() {
       return o;
     }));
     sel.value = keep && list.includes(keep) ? keep : choices[0];
-    $("calc-precision").previousElementSibling.textContent = own(PRECISION_HINT, wl) && kind() !== "diffusion" ? own(PRECISION_HINT, wl) : "精度";
+    const [fallback, source] = modelDefault();
+    shownDefault = fallback;
+    const checkpoint = source === "checkpoint";
+    $("calc-precision").previousElementSibling.textContent = own(PRECISION_HINT, wl) && kind() !== "diffusion" ? own(PRECISION_HINT, wl)
+      : checkpoint ? CHECKPOINT_HINT : "精度";
   }
+
 
   /** Add an option for a value the list does not have (a link's typo), so the engine can name it. */
   function ensureOption(sel, value) {
@@ -166,7 +178,8 @@ function init() {
       if (box && visible(flag) && halfWidth(box.value).trim() !== "") pairs.push([flag, halfWidth(box.value).trim()]);
     }
     const prec = input("precision").value;
-    if (prec !== defaults.precision) pairs.push(["precision", prec]);
+    // sent unless it is both rules.yaml's and the model's own default (an FP8 checkpoint's link says fp8)
+    if (prec !== defaults.precision || prec !== modelDefault()[0]) pairs.push(["precision", prec]);
     for (const flag of SELECT_FLAGS) if (visible(flag) && input(flag).value !== "") pairs.push([flag, input(flag).value]);
     if (visible("tied-embeddings") && input("tied-embeddings").checked) pairs.push(["tied-embeddings", "1"]);
     if (visible("grad-checkpointing") && input("grad-checkpointing").checked !== defaults.grad_checkpointing) {
@@ -191,7 +204,7 @@ function init() {
     if (v.params !== undefined && v.model === undefined) modelSelect.value = "";
     else if (v.model !== undefined) ensureOption(modelSelect, v.model);
     for (const flag of TEXT_FLAGS) if (input(flag)) input(flag).value = v[flag] !== undefined ? v[flag] : "";
-    fillPrecisions(v.precision || defaults.precision);
+    fillPrecisions(v.precision || defaultPrecision(data, v.model, v.workload)[0]);
     for (const flag of SELECT_FLAGS) {
       if (v[flag] !== undefined) ensureOption(input(flag), v[flag]);
       else input(flag).value = "";
@@ -488,8 +501,10 @@ function init() {
   // ------------------------------------------------------------------ events
 
   input("workload").addEventListener("change", () => {
-    // each workload starts at its own default precision (full fine-tuning: mixed, as the pages use)
-    fillPrecisions(kind() === "diffusion" ? input("precision").value : undefined);
+    // each workload starts at its own default precision (full fine-tuning: mixed, as the pages use;
+    // serving a model released in FP8 or MXFP4: its published weights')
+    const [published, source] = modelDefault();
+    fillPrecisions(kind() === "diffusion" ? input("precision").value : source === "checkpoint" ? published : undefined);
     update();
   });
   // 只看国产加速卡: domestic accelerators do not run CUDA, so asking for both finds nothing
@@ -503,7 +518,9 @@ function init() {
     const m = modelOf(modelSelect.value);
     if (m && m.kind === "diffusion" && m.pipeline_precision) input("workload").value = "inference";
     showFields();
-    fillPrecisions(m && m.kind === "diffusion" ? m.pipeline_precision : input("precision").value);
+    // a precision still at the last model's default follows the new model's (Llama BF16 -> Kimi K2 FP8)
+    const atDefault = input("precision").value === shownDefault;
+    fillPrecisions(m && m.kind === "diffusion" ? m.pipeline_precision : atDefault ? modelDefault()[0] : input("precision").value);
     update();
   });
   form.addEventListener("submit", (e) => e.preventDefault());

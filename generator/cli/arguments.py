@@ -56,9 +56,14 @@ def whole(low: int | None = None, high: int | None = None) -> Callable[[str], in
 def _check_range(value: float, text: str, low: float | None, high: float | None, low_open: bool) -> None:
     if low is not None and (value <= low if low_open else value < low):
         word = "above" if low_open else "at least"
-        raise argparse.ArgumentTypeError(f"must be {word} {low:g}, got {text}")
+        raise argparse.ArgumentTypeError(f"must be {word} {_bound(low)}, got {text}")
     if high is not None and value > high:
-        raise argparse.ArgumentTypeError(f"must be at most {high:g}, got {text}")
+        raise argparse.ArgumentTypeError(f"must be at most {_bound(high)}, got {text}")
+
+
+def _bound(value: float) -> str:
+    """A limit as typed: every digit of a whole number (--context's 1048576, not 1.04858e+06)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def bounded(flag: str) -> Callable[[str], float] | Callable[[str], int]:

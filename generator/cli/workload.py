@@ -23,7 +23,7 @@ from generator.data.validate import load_catalogue
 from generator.engine import memory, speed
 from generator.engine.arch import Arch, shape_problem
 from generator.engine.cost import Usage
-from generator.engine.flags import FLAG_OF, request_from_flags
+from generator.engine.flags import FLAG_OF, default_precision, request_from_flags
 from generator.engine.hfconfig import ConfigError, key_line, read_config
 from generator.engine.plans import Load
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
@@ -79,7 +79,9 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
     for flag, _field, text in VARIANT_FLAGS:
         p.add_argument(f"--{flag}", type=bounded(flag), help=f"with --params: {text}")
     p.add_argument("--precision", choices=[x.value for x in Precision],
-                   help="weights and compute (default: rules.yaml defaults.precision)")  # fmt: skip
+                   help="weights and compute (default: serving a --model released in a low precision, its "
+                        "published checkpoint's, e.g. fp8; an image model's pipeline dtype; else rules.yaml "
+                        "defaults.precision)")  # fmt: skip
     p.add_argument("--kv-precision", choices=[x.value for x in Precision])
     p.add_argument("--batch", type=bounded("batch"), help="default: rules.yaml defaults.batch")
     p.add_argument("--context", type=bounded("context"), help="tokens per sequence (default: rules.yaml)")
@@ -246,7 +248,41 @@ def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
         raise UsageError("--steps and --images-per-month are for image models")
     context, output = _serving_lengths(cat, args, arch.kind is ModelKind.llm)
     values = {flag: getattr(args, flag.replace("-", "_")) for flag in FLAG_OF.values()}
-    return request_from_flags(cat.rules.defaults, arch, values, gpus=gpus, context=context, output_tokens=output)
+    precision, _ = _precision_default(cat, args)
+    return request_from_flags(
+        cat.rules.defaults, arch, values, gpus=gpus, context=context, output_tokens=output, precision=precision
+    )
+
+
+def _precision_default(cat: Catalogue, args: argparse.Namespace) -> tuple[Precision, str]:
+    """The precision used when ``--precision`` is not given, and its source (flags.PRECISION_SOURCES)."""
+    model = cat.models.get(args.model) if args.model is not None else None
+    return default_precision(cat.rules.defaults, model, Workload(args.workload))
+
+
+def precision_used(cat: Catalogue, args: argparse.Namespace) -> dict[str, str]:
+    """``{"precision": …, "precision_source": …}`` for --json: "given" when --precision named it, else
+    where the default came from (the model's published checkpoint, its pipeline, or rules.yaml)."""
+    if args.precision is not None:
+        return {"precision": args.precision, "precision_source": "given"}
+    precision, source = _precision_default(cat, args)
+    return {"precision": precision.value, "precision_source": source}
+
+
+#: The text output's line for a precision nobody gave (the line is English, as the rest of estimate's).
+_PRECISION_LINE = {
+    "checkpoint": "Precision: {p} (the model's published checkpoint; --precision to size another)",
+    "pipeline": "Precision: {p} (the model's pipeline dtype; --precision to size another)",
+    "rules": "Precision: {p} (rules.yaml defaults.precision; --precision to size another)",
+}
+
+
+def precision_line(cat: Catalogue, args: argparse.Namespace) -> str | None:
+    """The line the text output starts with when --precision was not given; None when it was."""
+    if args.precision is not None:
+        return None
+    used = precision_used(cat, args)
+    return _PRECISION_LINE[used["precision_source"]].format(p=used["precision"])
 
 
 def _serving_lengths(cat: Catalogue, args: argparse.Namespace, llm: bool) -> tuple[int, int | None]:
@@ -394,6 +430,7 @@ def run_estimate(project: Project, args: argparse.Namespace) -> int:
         "peak_phase": est.peak_phase.value,
         "gpus": req.gpus,
         "zero_stage": req.zero_stage,
+        **precision_used(cat, args),
         "assumptions": [{"key": a.key, "value": a.value, "text": assumption_text(a)} for a in est.assumptions],
     }
     if est.detail:
@@ -409,6 +446,8 @@ def run_estimate(project: Project, args: argparse.Namespace) -> int:
     if args.json:
         print(_dumps(out))
         return 0
+    if (line := precision_line(cat, args)) is not None:
+        print(line)
     print(f"Peak memory per card: {est.total_gib:.1f} GiB on {req.gpus} card(s) ({est.peak_phase.value})")
     for k, v in est.breakdown.items():
         print(f"  {k:<17} {v:8.2f} GiB")
@@ -488,7 +527,7 @@ def recommend_result(cat: Catalogue, args: argparse.Namespace) -> dict[str, Any]
                 "reason_records": [x.record() for x in o.reasons],
             }
         )
-    return {"options": rows, "pick": rows[0]["gpu"] if rec.pick else None}
+    return {"options": rows, "pick": rows[0]["gpu"] if rec.pick else None, **precision_used(cat, args)}
 
 
 def run_recommend(project: Project, args: argparse.Namespace) -> int:
@@ -502,6 +541,8 @@ def run_recommend(project: Project, args: argparse.Namespace) -> int:
     if args.json:
         print(_dumps(result))
         return 0
+    if (line := precision_line(cat, args)) is not None:
+        print(line)
     for r in rows:
         cost = f"{cny(r['monthly_cost_cny'])}/月" if r["monthly_cost_cny"] is not None else "—"
         extra = ""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import ModelKind, Offload, Optimizer, Precision, Runtime, Workload
+from generator.data.records import ModelKind, Offload, OpenModel, Optimizer, Precision, Runtime, Workload
 from generator.data.rules import DefaultRules
 from generator.engine.arch import Arch
 from generator.engine.request import Request
@@ -35,17 +35,41 @@ FLAG_OF: dict[str, str] = {
     "runtime": "runtime",
 }
 
+#: Where a request's precision came from when the flags name none (:func:`default_precision`):
+#: the model's published weights, an image model's pipeline dtype, or rules.yaml defaults.precision.
+PRECISION_SOURCES = ("checkpoint", "pipeline", "rules")
+
+
+def default_precision(defaults: DefaultRules, model: OpenModel | None, workload: Workload) -> tuple[Precision, str]:
+    """The precision a request without ``--precision`` is sized in, and where it came from
+    (one of :data:`PRECISION_SOURCES`).
+
+    Serving a language model released in a low precision sizes its published weights
+    (``checkpoint_precision``: Kimi K2 and DeepSeek-V3's FP8, gpt-oss's MXFP4), as its model page
+    does; an image model runs in its ``pipeline_precision``. Everything else, fine-tuning included
+    (an FP8 checkpoint is upcast to train it), takes ``rules.yaml defaults.precision``. The
+    calculator's ``defaultPrecision`` (docs/javascripts/engine/workload.js) is the same rule.
+    """
+    if model is not None and workload is Workload.inference:
+        if model.kind is ModelKind.llm and model.checkpoint_precision is not None:
+            return model.checkpoint_precision, "checkpoint"
+        if model.kind is ModelKind.diffusion and model.pipeline_precision is not None:
+            return model.pipeline_precision, "pipeline"
+    return Precision(defaults.precision), "rules"
+
+
 #: A flag's value as parsed: text for the enums, numbers, a switch, or None when not given.
 FlagValue = str | int | float | bool | None
 
 
 def request_from_flags(
     defaults: DefaultRules, arch: Arch, values: Mapping[str, FlagValue], *, gpus: int, context: int,
-    output_tokens: int | None,
+    output_tokens: int | None, precision: Precision | None = None,
 ) -> Request:  # fmt: skip
     """The request the flags describe (``values`` keyed by :data:`FLAG_OF`'s flags; None: not given,
     so rules.yaml's default). ``context`` and ``output_tokens`` come worked out by the caller (a
-    prompt and an output may make the context)."""
+    prompt and an output may make the context); ``precision`` is the one to use when the flags name
+    none (:func:`default_precision`; None: rules.yaml's)."""
 
     def text(flag: str) -> str | None:
         value = values.get(flag)
@@ -58,7 +82,7 @@ def request_from_flags(
     kv, optimizer, offload, runtime = text("kv-precision"), text("optimizer"), text("offload"), text("runtime")
     switch = values.get("grad-checkpointing")
     return Request.with_defaults(
-        defaults, Workload(str(values["workload"])), arch, Precision(text("precision") or defaults.precision),
+        defaults, Workload(str(values["workload"])), arch, Precision(text("precision") or precision or defaults.precision),
         kv_precision=None if kv is None else Precision(kv), batch=whole("batch"), context=context,
         grad_checkpointing=None if switch is None else bool(switch),
         optimizer=None if optimizer is None else Optimizer(optimizer), lora_rank=whole("lora-rank"),
@@ -70,11 +94,12 @@ def request_from_flags(
 
 def request_flags(cat: Catalogue, model_id: str, req: Request, job_tokens_b: float | None) -> dict[str, str]:
     """The ``recommend`` flags that describe ``req`` for a model of the data, leaving out every value the
-    command line (and the calculator) would assume anyway."""
+    command line (and the calculator) would assume anyway. The precision is written whenever it is not
+    rules.yaml's, even where it is the model's own default (a link says FP8 for an FP8 checkpoint)."""
     d = cat.rules.defaults
     model = cat.models[model_id]
     flags: dict[str, str] = {FLAG_OF["workload"]: req.workload.value, "model": model_id}
-    if req.precision is not d.precision:
+    if req.precision is not d.precision or req.precision is not default_precision(d, model, req.workload)[0]:
         flags[FLAG_OF["precision"]] = req.precision.value
     if req.kv_precision is not None:
         flags[FLAG_OF["kv_precision"]] = req.kv_precision.value

@@ -119,6 +119,9 @@ def _model(m: OpenModel) -> dict[str, Any]:
         "params_b": m.params_b,
         "max_context": m.max_context,
     }
+    if m.kind is ModelKind.llm:
+        # the precision its inference is sized in when the form names none (engine/workload.js defaultPrecision)
+        out["checkpoint_precision"] = m.checkpoint_precision.value if m.checkpoint_precision else None
     if m.kind is ModelKind.diffusion:
         out["pipeline_precision"] = m.pipeline_precision.value if m.pipeline_precision else None
         out["denoiser_passes"] = m.denoiser_passes

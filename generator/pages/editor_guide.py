@@ -91,10 +91,14 @@ def _first_line(doc: str | None) -> str:
 
 
 def _walk(model: type[BaseModel], prefix: str, rules: Rules | None) -> typing.Iterator[dict[str, Any]]:
+    # A record defined above a type it names (ModelRelease above Precision in records.py) keeps
+    # that name as an unresolved ForwardRef in its field info; the module's own hints resolve it.
+    hints = typing.get_type_hints(model, include_extras=True)
     for name, info in model.model_fields.items():
         full = f"{prefix}{name}"
-        yield _doc(full, info, rules)
-        nested, suffix = _nested_model(info.annotation)
+        annotation = _resolved(info.annotation, hints.get(name))
+        yield _doc(full, info, annotation, rules)
+        nested, suffix = _nested_model(annotation)
         if nested is not None:
             yield from _walk(nested, f"{full}{suffix}.", rules)
 
@@ -116,8 +120,24 @@ def _nested_model(tp: Any) -> tuple[type[BaseModel] | None, str]:
     return None, ""
 
 
-def _doc(name: str, info: FieldInfo, rules: Rules | None) -> dict[str, Any]:
-    tp, nullable = _strip_optional(info.annotation)
+def _resolved(annotation: Any, hint: Any) -> Any:
+    """The field's type: pydantic's annotation, or the resolved hint where pydantic kept a ForwardRef.
+
+    The hint carries the field's ``Annotated`` metadata too; pydantic moved that into the field
+    info, so the hint is stripped of it (the metadata is read from ``info.metadata``)."""
+    if hint is None or not _has_forward_ref(annotation):
+        return annotation
+    return _unannotate(hint)[0]
+
+
+def _has_forward_ref(tp: Any) -> bool:
+    if isinstance(tp, (typing.ForwardRef, str)):
+        return True
+    return any(_has_forward_ref(a) for a in get_args(tp))
+
+
+def _doc(name: str, info: FieldInfo, annotation: Any, rules: Rules | None) -> dict[str, Any]:
+    tp, nullable = _strip_optional(annotation)
     words, values = _describe(tp, info.metadata)
     required = info.is_required()
     default = None if required else _yaml_text(info.get_default(call_default_factory=True))

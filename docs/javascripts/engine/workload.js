@@ -175,6 +175,18 @@ function arch(data, v) {
   return fromParams(v.params, fields, d);
 }
 
+/** flags.default_precision: [precision, source] a request without --precision is sized in. Serving a
+ * language model released in a low precision: its checkpoint_precision ("checkpoint"); an image
+ * model: its pipeline_precision ("pipeline"); else rules.yaml defaults.precision ("rules"). */
+export function defaultPrecision(data, modelId, workload) {
+  const m = modelId === undefined || modelId === null ? undefined : data.models.find((x) => x.id === modelId);
+  if (m && workload === "inference") {
+    if (m.kind === "llm" && m.checkpoint_precision) return [m.checkpoint_precision, "checkpoint"];
+    if (m.kind === "diffusion" && m.pipeline_precision) return [m.pipeline_precision, "pipeline"];
+  }
+  return [data.rules.defaults.precision, "rules"];
+}
+
 /** _serving_lengths: [context, output tokens]. */
 function servingLengths(data, v, llm) {
   const prompt = v["prompt-tokens"], output = v["output-tokens"];
@@ -222,7 +234,7 @@ export function buildRequest(data, v) {
   if (output !== null && !(output >= 1 && output < context)) {
     throw new FieldError("context", form("no_prompt"));
   }
-  const precision = given("precision", d.precision);
+  const precision = given("precision", defaultPrecision(data, v.model, v.workload)[0]);
   if (v.workload === "full" || v.workload === "pretrain") {
     const ok = Object.keys(data.rules.memory.training.recipes);
     if (!ok.includes(precision)) {
