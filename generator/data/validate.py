@@ -12,21 +12,35 @@ import datetime as dt
 import difflib
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from generator.data.catalogue import Catalogue
 from generator.data.characters import BIDI_CLASS
 from generator.data.datafiles import DATA_FILES, OPTIONAL_FILES, DataFile
+from generator.data.editorial import BuyersFile, ClaimsFile, OwnershipFile, TrendsFile
 from generator.data.load import Document, load_file
 from generator.data.market_check import market_problems
 from generator.data.problems import Problem, YamlPath, format_path
 from generator.data.records import (
+    ApiPricesFile,
+    ComparisonsFile,
     Currency,
+    EditionsFile,
+    FxFile,
+    GpusFile,
     ModelKind,
+    ModelsFile,
+    OffersFile,
+    PitfallsFile,
+    ProvidersFile,
+    ScenariosFile,
     Workload,
 )
+from generator.data.rules import Rules
+
+_M = TypeVar("_M", bound=BaseModel)
 
 
 def load_catalogue(
@@ -66,30 +80,39 @@ def load_catalogue(
     problems += reference_check(docs)
     if len(records) + len(absent) != len(DATA_FILES):
         return None, problems
+    own = records.get(DataFile.ownership)
     cat = Catalogue(
-        gpus={g.id: g for g in records[DataFile.gpus].gpus},  # type: ignore[attr-defined]
-        offers=list(records[DataFile.offers].offers),  # type: ignore[attr-defined]
-        models={m.id: m for m in records[DataFile.models].models},  # type: ignore[attr-defined]
-        scenarios={s.id: s for s in records[DataFile.scenarios].scenarios},  # type: ignore[attr-defined]
-        pitfalls=list(records[DataFile.pitfalls].pitfalls),  # type: ignore[attr-defined]
-        rules=records[DataFile.rules],  # type: ignore[arg-type]
-        editions=list(records[DataFile.editions].editions),  # type: ignore[attr-defined]
-        claims=records[DataFile.claims],  # type: ignore[arg-type]
-        ownership=records.get(DataFile.ownership),  # type: ignore[arg-type]
-        buyers=records[DataFile.buyers],  # type: ignore[arg-type]
-        trends=records[DataFile.trends],  # type: ignore[arg-type]
-        api_prices=list(records[DataFile.api_prices].prices),  # type: ignore[attr-defined]
+        gpus={g.id: g for g in _typed(records, DataFile.gpus, GpusFile).gpus},
+        offers=list(_typed(records, DataFile.offers, OffersFile).offers),
+        models={m.id: m for m in _typed(records, DataFile.models, ModelsFile).models},
+        scenarios={s.id: s for s in _typed(records, DataFile.scenarios, ScenariosFile).scenarios},
+        pitfalls=list(_typed(records, DataFile.pitfalls, PitfallsFile).pitfalls),
+        rules=_typed(records, DataFile.rules, Rules),
+        editions=list(_typed(records, DataFile.editions, EditionsFile).editions),
+        claims=_typed(records, DataFile.claims, ClaimsFile),
+        ownership=None if own is None else _typed(records, DataFile.ownership, OwnershipFile),
+        buyers=_typed(records, DataFile.buyers, BuyersFile),
+        trends=_typed(records, DataFile.trends, TrendsFile),
+        api_prices=list(_typed(records, DataFile.api_prices, ApiPricesFile).prices),
         inputs=tuple(_display(data_dir / f, display_root) for f in DATA_FILES if f in docs),
         docs=docs,
-        providers={p.id: p for p in records[DataFile.providers].providers},  # type: ignore[attr-defined]
-        fx=list(records[DataFile.fx].rates),  # type: ignore[attr-defined]
-        searched=list(records[DataFile.comparisons].comparisons),  # type: ignore[attr-defined]
+        providers={p.id: p for p in _typed(records, DataFile.providers, ProvidersFile).providers},
+        fx=list(_typed(records, DataFile.fx, FxFile).rates),
+        searched=list(_typed(records, DataFile.comparisons, ComparisonsFile).comparisons),
         build_date=build_date,
     )
     problems += cross_check(cat, docs)
     if any(p.severity.value == "error" for p in problems):
         return None, problems
     return cat, problems
+
+
+def _typed(records: dict[str, BaseModel], name: DataFile, model: type[_M]) -> _M:
+    """The validated record of ``name`` as its model (the one ``DATA_FILES`` pairs it with)."""
+    record = records[name]
+    if not isinstance(record, model):
+        raise TypeError(f"{name} holds a {type(record).__name__}, not the {model.__name__} DATA_FILES names")
+    return record
 
 
 def _display(path: Path, root: Path | None) -> str:
