@@ -318,7 +318,9 @@ def test_a_precision_one_recipe_table_lacks_is_refused_in_the_readers_words() ->
     uris = tuple(json.dumps(p.as_uri()) for p in (ENGINE / "workload.js", ENGINE.parent / "messages.js"))
     pairs = [["workload", "full"], ["params", "7"], ["precision", "fp16"]]
     got = node(ONE_FORM % uris, {"data": data, "pairs": pairs})
-    assert got == [["precision", "training_precision", "全参训练和预训练只支持 混合精度（BF16 计算 + FP32 主权重）、BF16、FP32"]]
+    assert got == [
+        ["precision", "training_precision", "全参训练和预训练只支持 混合精度（BF16 计算 + FP32 主权重）、BF16、FP32"]
+    ]
     # control: with both tables whole, fp16 full training ranks (no error)
     training["zero_recipes"]["fp16"] = training["zero_recipes"]["bf16"]
     assert node(ONE_FORM % uris, {"data": data, "pairs": pairs}) == []
