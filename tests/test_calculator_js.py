@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -265,8 +266,7 @@ SPACED = {"这个模型用了Jamba 的 Mamba 层": "这个模型用了 Jamba 的
 
 def test_form_errors_read_as_they_did_when_the_engine_built_them(tmp_path: Path) -> None:
     """The calculator's form and config.json errors, worded from the form tables, say what the JS
-    engine's own sentences said at BEFORE, field for field; and the queries reach every form kind
-    but the engine's own error (a request the form checks could not catch)."""
+    engine's own sentences said at BEFORE, field for field; and the queries reach every form kind."""
     cat, problems = load_catalogue(REPO / "data", REPO)
     assert cat is not None, problems
     data = calculator_data(cat)
@@ -287,4 +287,48 @@ def test_form_errors_read_as_they_did_when_the_engine_built_them(tmp_path: Path)
         old["read"] = [r.replace(was, now) for r in old["read"]]
     assert new["read"] == old["read"]
     kinds = {e[2] for e in new["errors"]}
-    assert set(FORM_ZH) - kinds - {"engine"} == {k for k in FORM_ZH if k.startswith("config_")}
+    assert set(FORM_ZH) - kinds == {k for k in FORM_ZH if k.startswith("config_")}
+
+
+#: Reads {data, pairs}; prints recommendResult's errors as [field, kind, words] (words from the form tables).
+ONE_FORM = """
+import { recommendResult } from %s;
+import { explain } from %s;
+import fs from "fs";
+const { data, pairs } = JSON.parse(fs.readFileSync(0, "utf8"));
+const r = recommendResult(data, pairs);
+process.stdout.write(JSON.stringify((r.errors || []).map((e) =>
+  [e.field, e.record.kind, explain(data.messages, data.names.billing, e.record, "form")])));
+"""
+
+
+def test_a_precision_one_recipe_table_lacks_is_refused_in_the_readers_words() -> None:
+    """Full training takes one card's recipe from ``recipes`` and several cards' from
+    ``zero_recipes``. A precision only the first has (fp16 here) used to reach the engine, whose
+    English error the form showed as it was; the form now offers only what both tables have.
+    Expected words: FORM_ZH's training_precision (its space before the list included) with
+    PRECISION_NAMES, written out by hand."""
+    cat, problems = load_catalogue(REPO / "data", REPO)
+    assert cat is not None, problems
+    data = calculator_data(cat)
+    training = data["rules"]["memory"]["training"]
+    recipes = training["recipes"]
+    training["recipes"] = {p: recipes[p] for p in ("mixed", "bf16", "fp16", "fp32")}
+    training["zero_recipes"] = {p: r for p, r in training["zero_recipes"].items() if p != "fp16"}
+    uris = tuple(json.dumps(p.as_uri()) for p in (ENGINE / "workload.js", ENGINE.parent / "messages.js"))
+    pairs = [["workload", "full"], ["params", "7"], ["precision", "fp16"]]
+    got = node(ONE_FORM % uris, {"data": data, "pairs": pairs})
+    assert got == [
+        ["precision", "training_precision", "全参训练和预训练只支持 混合精度（BF16 计算 + FP32 主权重）、BF16、FP32"]
+    ]
+    # control: with both tables whole, fp16 full training ranks (no error)
+    training["zero_recipes"]["fp16"] = training["zero_recipes"]["bf16"]
+    assert node(ONE_FORM % uris, {"data": data, "pairs": pairs}) == []
+
+
+def test_every_form_message_has_words_of_its_own() -> None:
+    """No form template is only its parameters (the old ``engine`` kind, ``{text}``, passed an English
+    engine message straight to the reader)."""
+    bare = [k for k, t in FORM_ZH.items() if not re.sub(r"\{\w+\}|\[|\]", "", t).strip()]
+    assert bare == []
+    assert not re.sub(r"\{\w+\}|\[|\]", "", "{text}").strip()  # control: the old entry is caught

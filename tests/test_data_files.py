@@ -7,11 +7,14 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any, get_args, get_origin
 
 import pytest
 from conftest import REPO, docstring_ids
+from pydantic import BaseModel
 
-from generator.data.datafiles import DATA_FILES, OPTIONAL_FILES, DataFile
+from generator.data.datafiles import DATA_FILES, OPTIONAL_FILES, REFERENCES, DataFile
+from generator.data.records import OffersFile
 
 GENERATOR = REPO / "generator"
 TABLE = GENERATOR / "data" / "datafiles.py"
@@ -70,3 +73,42 @@ def test_the_check_can_fail() -> None:
     if old.returncode != 0:
         pytest.skip("fd6df2a is not in this clone")
     assert len(filename_literals(old.stdout)) > 90
+
+
+def _models(annotation: Any) -> list[type[BaseModel]]:
+    """The record models an annotation can hold (through Optional, unions and Annotated)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for a in get_args(annotation) for m in _models(a)]
+
+
+def field_at(model: type[BaseModel], path: tuple[str, ...]) -> bool:
+    """Whether ``path`` ("*": a list's items) names a field of ``model``'s documents."""
+    annotations: list[Any] = [model]
+    for step in path:
+        if step == "*":
+            annotations = [a for ann in annotations for a in _list_items(ann)]
+        else:
+            fields = [m.model_fields[step] for ann in annotations for m in _models(ann) if step in m.model_fields]
+            annotations = [f.annotation for f in fields]
+        if not annotations:
+            return False
+    return True
+
+
+def _list_items(annotation: Any) -> list[Any]:
+    if get_origin(annotation) is list:
+        return list(get_args(annotation))
+    return [i for a in get_args(annotation) for i in _list_items(a)]
+
+
+def test_every_reference_is_a_field_of_its_file() -> None:
+    """Each declared reference (datafiles.REFERENCES, which validate.reference_check walks) is a
+    field of its file's model that holds ids, and points at a file whose entries have ids."""
+    for r in REFERENCES:
+        assert field_at(DATA_FILES[r.file][1], r.path), r
+        key, target = DATA_FILES[r.target]
+        assert field_at(target, (key, "*", "id")), r
+    # controls: a misspelt field, and "*" on a field that is not a list
+    assert not field_at(OffersFile, ("offers", "*", "gpus"))
+    assert not field_at(OffersFile, ("offers", "*", "gpu", "*"))

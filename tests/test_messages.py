@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import subprocess
+from dataclasses import fields
 from enum import Enum
 from pathlib import Path
 
@@ -14,16 +15,36 @@ import pytest
 from conftest import REPO, docstring_ids
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import Billing, Delivery, LinkTopology, Optimizer, Precision, Workload
+from generator.data.editorial import TrendTopic
+from generator.data.records import (
+    Billing,
+    ComponentRole,
+    Currency,
+    Delivery,
+    ExtraItem,
+    ExtraUnit,
+    FormFactor,
+    GpuFigure,
+    GpuStatusKind,
+    LinkTopology,
+    Market,
+    Optimizer,
+    Precision,
+    PriceUnit,
+    ProviderKind,
+    SourceTier,
+    Workload,
+)
 from generator.data.validate import load_catalogue
+from generator.engine.calibration import GROUPS
 from generator.engine.exclusion import Exclusion, ExclusionKind
 from generator.engine.links import link_reason
-from generator.engine.reason import Reason, ReasonKind
+from generator.engine.reason import Reason, ReasonKind, Record
 from generator.engine.recommend import for_scenario
+from generator.pages import names as display
 from generator.pages.calculator import calculator_data
 from generator.pages.form_messages import CONFIG_PART_ZH, FIELD_ZH, FORM_ZH
 from generator.pages.messages import EXCLUSION_ZH, REASON_ZH, assumption_text, editor_notice, explain, messages_json
-from generator.pages.names import BILLING_NAMES, DELIVERY_NAMES, OPTIMIZER_NAMES, PRECISION_NAMES, WORKLOAD_NAMES
 
 ENGINE = REPO / "generator" / "engine"
 JS_ENGINE = REPO / "docs" / "javascripts" / "engine"
@@ -39,14 +60,42 @@ def test_every_exclusion_and_reason_kind_has_a_message() -> None:
     }
 
 
-@pytest.mark.parametrize(
-    ("enum", "names"),
-    [(Billing, BILLING_NAMES), (Delivery, DELIVERY_NAMES), (Workload, WORKLOAD_NAMES),
-     (Precision, PRECISION_NAMES), (Optimizer, OPTIMIZER_NAMES)],
-)  # fmt: skip
+def test_reasons_and_exclusions_are_one_record_shape() -> None:
+    """Both are a :class:`Record` (a kind, its parameters, one ``record()``), worded by one
+    ``explain()`` through the table their class names, the tables the calculator's JSON ships; a
+    nested exclusion (the editor's excluded pick) is worded from its own table. Expected text:
+    REASON_ZH's editor_gpu around EXCLUSION_ZH's too_big, filled by hand."""
+    assert {c.table for c in Record.__subclasses__()} == set(messages_json()) == {"exclusion", "reason"}
+    assert {f.name for f in fields(Reason)} == {f.name for f in fields(Exclusion)} == {"kind", "params"}
+    out = Exclusion(ExclusionKind.too_big, {"max_cards": 8})
+    said = Reason(ReasonKind.editor_gpu, {"editor": "H100", "excluded": out, "computed": "A100"})
+    assert explain(said) == "编辑推荐 H100（即使用到 8 张卡，每张卡的显存也不够），计算结果为 A100"
+    assert said.record()["params"] == {"editor": "H100", "excluded": out.record(), "computed": "A100"}
+
+
+#: Every enum a page names, with its table of display names (generator.pages.names).
+DISPLAY_NAMES: list[tuple[type[Enum], dict[str, str]]] = [
+    (Billing, display.BILLING_NAMES), (Delivery, display.DELIVERY_NAMES), (Workload, display.WORKLOAD_NAMES),
+    (Precision, display.PRECISION_NAMES), (Optimizer, display.OPTIMIZER_NAMES),
+    (SourceTier, display.SOURCE_TIER_NAMES), (LinkTopology, display.TOPOLOGY_NAMES),
+    (GpuStatusKind, display.GPU_STATUS_NAMES), (Currency, display.CURRENCY_NAMES), (Market, display.MARKET_NAMES),
+    (ProviderKind, display.PROVIDER_KIND_NAMES), (ExtraItem, display.EXTRA_ITEM_NAMES),
+    (ExtraUnit, display.EXTRA_UNIT_NAMES), (FormFactor, display.FORM_NAMES), (PriceUnit, display.UNIT_NAMES),
+    (GpuFigure, display.FIGURE_NAMES), (TrendTopic, display.TREND_TOPIC_NAMES),
+    (ComponentRole, display.COMPONENT_ROLE_NAMES),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("enum", "names"), DISPLAY_NAMES, ids=lambda x: getattr(x, "__name__", ""))
 def test_every_enum_member_has_a_display_name(enum: type[Enum], names: dict[str, str]) -> None:
     missing = [m.value for m in enum if m.value not in names]
     assert missing == []
+
+
+def test_every_calibration_group_has_a_display_name() -> None:
+    """Pages name the calibration group each figure comes from (results.trust): every group of
+    ``engine.calibration.GROUPS`` has its name and what it stands behind, and no name is left over."""
+    assert set(display.CALIBRATION_GROUP_NAMES) == set(GROUPS)
 
 
 def test_explain_fills_the_parameters() -> None:

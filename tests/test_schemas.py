@@ -13,7 +13,7 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator, FormatChecker
 
-from generator.cli.schemas import main
+from generator.cli.schemas import main, write_schemas
 from generator.data.datafiles import DATA_FILES
 from generator.data.schemas import (
     DRAFT,
@@ -21,7 +21,6 @@ from generator.data.schemas import (
     schema_files,
     schema_name,
     stale_schemas,
-    write_schemas,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -178,3 +177,15 @@ def test_write_and_check_in_a_fresh_folder(tmp_path: Path, capsys: pytest.Captur
     assert "offers.schema.json" in capsys.readouterr().err
     assert main(["--root", str(tmp_path)]) == 0
     assert stale_schemas(tmp_path) == []
+
+
+def test_a_link_on_the_way_stops_the_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """data/schemas/ a symbolic link to a folder elsewhere: nothing is written there (the schemas go
+    through publish.safe_files.write_file, whose folders are opened without following links)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "project" / "data").mkdir(parents=True)
+    (tmp_path / "project" / SCHEMA_DIR).symlink_to(outside, target_is_directory=True)
+    assert main(["--root", str(tmp_path / "project")]) == 1
+    assert list(outside.iterdir()) == []
+    assert "data/schemas/" in capsys.readouterr().err

@@ -1,6 +1,7 @@
 """``make schemas`` (``python -m generator.cli.schemas``): write the data files' JSON Schemas
-(:mod:`generator.data.schemas`) under data/schemas/; ``--check`` writes nothing and exits 1
-when one is missing or stale."""
+(:mod:`generator.data.schemas`) under data/schemas/, through the one link-safe write helper
+(:func:`generator.publish.safe_files.write_file`); ``--check`` writes nothing and exits 1 when one
+is missing or stale."""
 
 from __future__ import annotations
 
@@ -10,7 +11,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from generator.data.datafiles import DATA_FILES
-from generator.data.schemas import stale_schemas, write_schemas
+from generator.data.schemas import schema_files, stale_schemas
+from generator.publish.safe_files import OutputError, write_file
+
+
+def write_schemas(root: Path) -> list[str]:
+    """Write every schema under ``root`` that is missing or stale; return the paths written.
+    A symbolic link on the way stops the write (:class:`OutputError`); one at a schema is replaced."""
+    files = schema_files()
+    changed = stale_schemas(root)
+    for rel in changed:
+        write_file(root, rel, files[rel], shown=rel)
+    return changed
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -29,7 +41,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         print(f"OK: {len(DATA_FILES)} JSON Schemas current.")
         return 0
-    changed = write_schemas(args.root)
+    try:
+        changed = write_schemas(args.root)
+    except OutputError as exc:
+        print(
+            f"{exc}\nAborted: the schemas already written stay; fix it and run `make schemas` again.", file=sys.stderr
+        )
+        return 1
     if changed:
         print(f"Wrote {len(changed)} of {len(DATA_FILES)} JSON Schemas: {', '.join(changed)}")
     else:

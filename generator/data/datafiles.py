@@ -5,12 +5,14 @@ name, ``"gpus.yaml"``, wherever text is wanted: a problem's file, a key of the l
 and ``DataFile.gpus.path`` its path from the project root (a page's inputs). :data:`DATA_FILES`
 gives each file's top-level key and record model (validation, the JSON Schemas, the editor's
 guide, ``diff``/``edition`` reading another commit's data); :data:`OPTIONAL_FILES` what a build
-uses for a file left out. ``tests/test_data_files.py`` refuses a file-name literal anywhere else
+uses for a file left out; :data:`REFERENCES` every field that names an entry of another file.
+``tests/test_data_files.py`` refuses a file-name literal anywhere else
 in ``generator/``.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 from pydantic import BaseModel
@@ -86,3 +88,43 @@ OPTIONAL_FILES: dict[DataFile, BaseModel | None] = {
     DataFile.trends: TrendsFile(facts=[]),
     DataFile.api_prices: ApiPricesFile(prices=[]),
 }
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A field that holds the id of an entry in a data file: where it is, and which file's ids.
+
+    ``path`` runs from the file's top; ``"*"`` is every item of a list (``("offers", "*", "gpu")``
+    is each offer's ``gpu``). ``data.validate.reference_check`` walks every one on the raw
+    documents; ``tests/test_data_files.py`` checks each path is a field of the file's model.
+    """
+
+    file: DataFile
+    path: tuple[str, ...]
+    target: DataFile
+
+
+#: Every reference between data files, each declared once (by file, in the order fields appear).
+REFERENCES: tuple[Reference, ...] = (
+    Reference(DataFile.offers, ("offers", "*", "replaces"), DataFile.offers),
+    Reference(DataFile.offers, ("offers", "*", "provider"), DataFile.providers),
+    Reference(DataFile.offers, ("offers", "*", "gpu"), DataFile.gpus),
+    Reference(DataFile.api_prices, ("prices", "*", "replaces"), DataFile.api_prices),
+    Reference(DataFile.providers, ("providers", "*", "family_fabrics", "*", "gpus", "*"), DataFile.gpus),
+    Reference(DataFile.comparisons, ("comparisons", "*", "a"), DataFile.gpus),
+    Reference(DataFile.comparisons, ("comparisons", "*", "b"), DataFile.gpus),
+    Reference(DataFile.scenarios, ("scenarios", "*", "model"), DataFile.models),
+    Reference(DataFile.scenarios, ("scenarios", "*", "editor_pick", "gpu"), DataFile.gpus),
+    Reference(DataFile.pitfalls, ("pitfalls", "*", "gpus", "*"), DataFile.gpus),
+    Reference(DataFile.pitfalls, ("pitfalls", "*", "scenario"), DataFile.scenarios),
+    Reference(DataFile.claims, ("claims", "*", "check", "gpu"), DataFile.gpus),
+    Reference(DataFile.claims, ("claims", "*", "check", "versus"), DataFile.gpus),
+    Reference(DataFile.claims, ("claims", "*", "check", "model"), DataFile.models),
+    Reference(DataFile.claims, ("claims", "*", "check", "models", "*"), DataFile.models),
+    Reference(DataFile.ownership, ("purchases", "*", "gpu"), DataFile.gpus),
+    Reference(DataFile.buyers, ("buyers", "*", "article_picks", "*"), DataFile.gpus),
+    Reference(DataFile.buyers, ("buyers", "*", "workloads", "*", "scenario"), DataFile.scenarios),
+    Reference(DataFile.buyers, ("buyers", "*", "workloads", "*", "model"), DataFile.models),
+    Reference(DataFile.rules, ("pages", "compare_reference_scenarios", "*"), DataFile.scenarios),
+    Reference(DataFile.rules, ("pages", "model_pages", "inference", "load_scenario"), DataFile.scenarios),
+)

@@ -120,21 +120,6 @@ def schema_files() -> dict[str, bytes]:
     }
 
 
-def write_schemas(root: Path) -> list[str]:
-    """Write every schema under ``root``; return the paths that changed."""
-    changed = []
-    for rel, data in schema_files().items():
-        path = Path(root) / rel
-        if path.is_file() and path.read_bytes() == data:
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(data)
-        tmp.replace(path)
-        changed.append(rel)
-    return changed
-
-
 def stale_schemas(root: Path) -> list[str]:
     """Schema paths under ``root`` that are missing or differ from the models."""
     stale = []

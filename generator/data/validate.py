@@ -11,22 +11,37 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from generator.data.catalogue import Catalogue
 from generator.data.characters import BIDI_CLASS
-from generator.data.datafiles import DATA_FILES, OPTIONAL_FILES, DataFile
+from generator.data.datafiles import DATA_FILES, OPTIONAL_FILES, REFERENCES, DataFile
+from generator.data.editorial import BuyersFile, ClaimsFile, OwnershipFile, TrendsFile
 from generator.data.load import Document, load_file
 from generator.data.market_check import market_problems
 from generator.data.problems import Problem, YamlPath, format_path
 from generator.data.records import (
+    ApiPricesFile,
+    ComparisonsFile,
     Currency,
+    EditionsFile,
+    FxFile,
+    GpusFile,
     ModelKind,
+    ModelsFile,
+    OffersFile,
+    PitfallsFile,
+    ProvidersFile,
+    ScenariosFile,
     Workload,
 )
+from generator.data.rules import Rules
+
+_M = TypeVar("_M", bound=BaseModel)
 
 
 def load_catalogue(
@@ -66,30 +81,39 @@ def load_catalogue(
     problems += reference_check(docs)
     if len(records) + len(absent) != len(DATA_FILES):
         return None, problems
+    own = records.get(DataFile.ownership)
     cat = Catalogue(
-        gpus={g.id: g for g in records[DataFile.gpus].gpus},  # type: ignore[attr-defined]
-        offers=list(records[DataFile.offers].offers),  # type: ignore[attr-defined]
-        models={m.id: m for m in records[DataFile.models].models},  # type: ignore[attr-defined]
-        scenarios={s.id: s for s in records[DataFile.scenarios].scenarios},  # type: ignore[attr-defined]
-        pitfalls=list(records[DataFile.pitfalls].pitfalls),  # type: ignore[attr-defined]
-        rules=records[DataFile.rules],  # type: ignore[arg-type]
-        editions=list(records[DataFile.editions].editions),  # type: ignore[attr-defined]
-        claims=records[DataFile.claims],  # type: ignore[arg-type]
-        ownership=records.get(DataFile.ownership),  # type: ignore[arg-type]
-        buyers=records[DataFile.buyers],  # type: ignore[arg-type]
-        trends=records[DataFile.trends],  # type: ignore[arg-type]
-        api_prices=list(records[DataFile.api_prices].prices),  # type: ignore[attr-defined]
+        gpus={g.id: g for g in _typed(records, DataFile.gpus, GpusFile).gpus},
+        offers=list(_typed(records, DataFile.offers, OffersFile).offers),
+        models={m.id: m for m in _typed(records, DataFile.models, ModelsFile).models},
+        scenarios={s.id: s for s in _typed(records, DataFile.scenarios, ScenariosFile).scenarios},
+        pitfalls=list(_typed(records, DataFile.pitfalls, PitfallsFile).pitfalls),
+        rules=_typed(records, DataFile.rules, Rules),
+        editions=list(_typed(records, DataFile.editions, EditionsFile).editions),
+        claims=_typed(records, DataFile.claims, ClaimsFile),
+        ownership=None if own is None else _typed(records, DataFile.ownership, OwnershipFile),
+        buyers=_typed(records, DataFile.buyers, BuyersFile),
+        trends=_typed(records, DataFile.trends, TrendsFile),
+        api_prices=list(_typed(records, DataFile.api_prices, ApiPricesFile).prices),
         inputs=tuple(_display(data_dir / f, display_root) for f in DATA_FILES if f in docs),
         docs=docs,
-        providers={p.id: p for p in records[DataFile.providers].providers},  # type: ignore[attr-defined]
-        fx=list(records[DataFile.fx].rates),  # type: ignore[attr-defined]
-        searched=list(records[DataFile.comparisons].comparisons),  # type: ignore[attr-defined]
+        providers={p.id: p for p in _typed(records, DataFile.providers, ProvidersFile).providers},
+        fx=list(_typed(records, DataFile.fx, FxFile).rates),
+        searched=list(_typed(records, DataFile.comparisons, ComparisonsFile).comparisons),
         build_date=build_date,
     )
     problems += cross_check(cat, docs)
     if any(p.severity.value == "error" for p in problems):
         return None, problems
     return cat, problems
+
+
+def _typed(records: dict[str, BaseModel], name: DataFile, model: type[_M]) -> _M:
+    """The validated record of ``name`` as its model (the one ``DATA_FILES`` pairs it with)."""
+    record = records[name]
+    if not isinstance(record, model):
+        raise TypeError(f"{name} holds a {type(record).__name__}, not the {model.__name__} DATA_FILES names")
+    return record
 
 
 def _display(path: Path, root: Path | None) -> str:
@@ -358,13 +382,6 @@ def reference_check(docs: dict[str, Document]) -> list[Problem]:
             line = docs[filename].mark((key, first, "id")).line
             at(filename, (key, i, "id"), f'duplicate id "{dup}" (first used at line {line}); ids must be unique')
 
-    known = {
-        DataFile.providers: _ids(_entries(docs, DataFile.providers, "providers")),
-        DataFile.gpus: _ids(_entries(docs, DataFile.gpus, "gpus")),
-        DataFile.models: _ids(_entries(docs, DataFile.models, "models")),
-        DataFile.scenarios: _ids(_entries(docs, DataFile.scenarios, "scenarios")),
-    }
-
     def ref(filename: str, path: YamlPath, value: Any, target: DataFile) -> None:
         ids = known[target]
         if ids is None or not isinstance(value, str) or value in ids:
@@ -373,62 +390,26 @@ def reference_check(docs: dict[str, Document]) -> list[Problem]:
         hint = f'; did you mean "{close[0]}"?' if close else f" in {target}"
         at(filename, path, f'unknown {target.split(".", maxsplit=1)[0].rstrip("s")} id "{value}"{hint}')
 
-    known[DataFile.offers] = _ids(_entries(docs, DataFile.offers, "offers"))
-    for i, o in enumerate(_entries(docs, DataFile.offers, "offers") or []):
-        ref(DataFile.offers, ("offers", i, "replaces"), field(o, "replaces"), DataFile.offers)
-        ref(DataFile.offers, ("offers", i, "provider"), field(o, "provider"), DataFile.providers)
-        ref(DataFile.offers, ("offers", i, "gpu"), field(o, "gpu"), DataFile.gpus)
-    known[DataFile.api_prices] = _ids(_entries(docs, DataFile.api_prices, "prices"))
-    for i, ap in enumerate(_entries(docs, DataFile.api_prices, "prices") or []):
-        ref(DataFile.api_prices, ("prices", i, "replaces"), field(ap, "replaces"), DataFile.api_prices)
-    for i, prov in enumerate(_entries(docs, DataFile.providers, "providers") or []):
-        families = field(prov, "family_fabrics")
-        for j, fam in enumerate(families if isinstance(families, list) else []):
-            gpus = field(fam, "gpus")
-            for k, g in enumerate(gpus if isinstance(gpus, list) else []):
-                ref(DataFile.providers, ("providers", i, "family_fabrics", j, "gpus", k), g, DataFile.gpus)
-    for i, pair in enumerate(_entries(docs, DataFile.comparisons, "comparisons") or []):
-        ref(DataFile.comparisons, ("comparisons", i, "a"), field(pair, "a"), DataFile.gpus)
-        ref(DataFile.comparisons, ("comparisons", i, "b"), field(pair, "b"), DataFile.gpus)
-    for i, sc in enumerate(_entries(docs, DataFile.scenarios, "scenarios") or []):
-        ref(DataFile.scenarios, ("scenarios", i, "model"), field(sc, "model"), DataFile.models)
-        ref(
-            DataFile.scenarios,
-            ("scenarios", i, "editor_pick", "gpu"),
-            field(field(sc, "editor_pick"), "gpu"),
-            DataFile.gpus,
-        )
-    for i, pf in enumerate(_entries(docs, DataFile.pitfalls, "pitfalls") or []):
-        gpus = field(pf, "gpus")
-        for j, g in enumerate(gpus if isinstance(gpus, list) else []):
-            ref(DataFile.pitfalls, ("pitfalls", i, "gpus", j), g, DataFile.gpus)
-        ref(DataFile.pitfalls, ("pitfalls", i, "scenario"), field(pf, "scenario"), DataFile.scenarios)
-    for i, cl in enumerate(_entries(docs, DataFile.claims, "claims") or []):
-        check = field(cl, "check")
-        for name, target in (("gpu", DataFile.gpus), ("versus", DataFile.gpus), ("model", DataFile.models)):
-            ref(DataFile.claims, ("claims", i, "check", name), field(check, name), target)
-        models = field(check, "models")
-        for j, m in enumerate(models if isinstance(models, list) else []):
-            ref(DataFile.claims, ("claims", i, "check", "models", j), m, DataFile.models)
-    for i, pu in enumerate(_entries(docs, DataFile.ownership, "purchases") or []):
-        ref(DataFile.ownership, ("purchases", i, "gpu"), field(pu, "gpu"), DataFile.gpus)
-    for i, b in enumerate(_entries(docs, DataFile.buyers, "buyers") or []):
-        picks = field(b, "article_picks")
-        for j, g in enumerate(picks if isinstance(picks, list) else []):
-            ref(DataFile.buyers, ("buyers", i, "article_picks", j), g, DataFile.gpus)
-        loads = field(b, "workloads")
-        for j, w in enumerate(loads if isinstance(loads, list) else []):
-            ref(DataFile.buyers, ("buyers", i, "workloads", j, "scenario"), field(w, "scenario"), DataFile.scenarios)
-            ref(DataFile.buyers, ("buyers", i, "workloads", j, "model"), field(w, "model"), DataFile.models)
-    if DataFile.rules in docs:
-        refs = field(field(docs[DataFile.rules].value, "pages"), "compare_reference_scenarios")
-        for j, sid in enumerate(refs if isinstance(refs, list) else []):
-            ref(DataFile.rules, ("pages", "compare_reference_scenarios", j), sid, DataFile.scenarios)
-        serving = field(field(field(docs[DataFile.rules].value, "pages"), "model_pages"), "inference")
-        load = field(serving, "load_scenario")
-        if load is not None:
-            ref(DataFile.rules, ("pages", "model_pages", "inference", "load_scenario"), load, DataFile.scenarios)
+    known = {t: _ids(_entries(docs, t, DATA_FILES[t][0])) for t in {r.target for r in REFERENCES}}
+    for r in REFERENCES:
+        if r.file in docs:
+            for path, value in _walk(docs[r.file].value, r.path):
+                ref(r.file, path, value, r.target)
     return problems
+
+
+def _walk(value: Any, pattern: tuple[str, ...], at: YamlPath = ()) -> Iterator[tuple[YamlPath, Any]]:
+    """(path, value) of every place ``pattern`` reaches in a raw document (``"*"``: each list item);
+    a key that is absent, or a list or mapping that is not one, reaches nothing."""
+    if not pattern:
+        yield at, value
+        return
+    head, rest = pattern[0], pattern[1:]
+    if head == "*":
+        for i, item in enumerate(value if isinstance(value, list) else []):
+            yield from _walk(item, rest, (*at, i))
+    elif isinstance(value, dict) and head in value:
+        yield from _walk(value[head], rest, (*at, head))
 
 
 def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:

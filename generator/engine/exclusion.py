@@ -12,10 +12,11 @@ billing names) and nested reasons (a card's link, a format's refusal).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
+from typing import ClassVar
 
-from generator.engine.reason import Param, param_record
+from generator.engine.reason import Record
 
 
 class ExclusionKind(StrEnum):
@@ -45,12 +46,7 @@ class ExclusionKind(StrEnum):
 
 
 @dataclass(frozen=True)
-class Exclusion:
+class Exclusion(Record[ExclusionKind]):
     """One reason an option cannot be the pick: its kind and the figures its message names."""
 
-    kind: ExclusionKind
-    params: dict[str, Param] = field(default_factory=dict)
-
-    def record(self) -> dict[str, object]:
-        """The JSON form shared with the calculator: ``{"kind": …, "params": {…}}``."""
-        return {"kind": self.kind.value, "params": {k: param_record(v) for k, v in self.params.items()}}
+    table: ClassVar[str] = "exclusion"

@@ -1,6 +1,7 @@
 """What the engine says about an option, as typed records (like :mod:`generator.engine.exclusion`).
 
-A :class:`Reason` is a :class:`ReasonKind` and the figures its message names. The reader's words
+A :class:`Reason` is a :class:`ReasonKind` and the figures its message names; it and
+:class:`~generator.engine.exclusion.Exclusion` are one :class:`Record` shape. The reader's words
 live in the message table :data:`generator.pages.messages.REASON_ZH`, which the pages, the command
 line and open data format through, and which the calculator receives in its JSON;
 ``docs/javascripts/engine/*.js`` build the same ``{kind, params}`` records.
@@ -17,13 +18,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, TypeAlias
-
-if TYPE_CHECKING:
-    from generator.engine.exclusion import Exclusion
+from typing import ClassVar, Generic, TypeAlias, TypeVar
 
 #: A parameter's value: a count, a formatted figure, billing tier ids, or nested records.
-Param: TypeAlias = "int | str | tuple[str, ...] | Reason | Exclusion | tuple[Reason, ...]"
+Param: TypeAlias = "int | str | tuple[str, ...] | Record[StrEnum] | tuple[Record[StrEnum], ...]"
+
+K_co = TypeVar("K_co", bound=StrEnum, covariant=True)
+
+
+@dataclass(frozen=True)
+class Record(Generic[K_co]):
+    """The one shape of everything the engine says (griffe's ``Breakage``): a kind from a closed
+    enum and the figures its message names. :class:`Reason` and
+    :class:`~generator.engine.exclusion.Exclusion` are its two tables; ``table`` names the message
+    table that words a record (the key of ``messages_json()`` in :mod:`generator.pages.messages`)."""
+
+    kind: K_co
+    params: dict[str, Param] = field(default_factory=dict)
+    table: ClassVar[str]
+
+    def record(self) -> dict[str, object]:
+        """The JSON form shared with the calculator: ``{"kind": …, "params": {…}}``."""
+        return {"kind": self.kind.value, "params": {k: param_record(v) for k, v in self.params.items()}}
 
 
 class ReasonKind(StrEnum):
@@ -170,15 +186,10 @@ class ReasonKind(StrEnum):
 
 
 @dataclass(frozen=True)
-class Reason:
+class Reason(Record[ReasonKind]):
     """One thing said about an option: its kind and the figures its message names."""
 
-    kind: ReasonKind
-    params: dict[str, Param] = field(default_factory=dict)
-
-    def record(self) -> dict[str, object]:
-        """The JSON form shared with the calculator: ``{"kind": …, "params": {…}}``."""
-        return {"kind": self.kind.value, "params": {k: param_record(v) for k, v in self.params.items()}}
+    table: ClassVar[str] = "reason"
 
 
 def param_record(value: Param) -> object:

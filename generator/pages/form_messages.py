@@ -61,7 +61,6 @@ FORM_ZH: dict[str, str] = {
     "no_prompt": "输出长度必须小于上下文：提示至少要有 1 个 token",
     "training_precision": "全参训练和预训练只支持 {precisions}",
     "billing_not_ranked": "{tier}价格只展示、不参与排名；可选：{tiers}",
-    "engine": "{text}",  # an engine error the form cannot name better (its English message)
     # config.json (hfconfig.js)
     "config_key": "{key}：{reason}",
     "config_not_json": "这不是合法的 JSON：请粘贴模型仓库里 config.json 的全部内容",

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any
 
 from generator.engine.exclusion import Exclusion, ExclusionKind
-from generator.engine.reason import Param, Reason, ReasonKind
+from generator.engine.reason import Param, Reason, ReasonKind, Record
 from generator.engine.recommend import Option
 from generator.engine.request import Assumption
 from generator.pages.names import BILLING_NAMES
@@ -313,11 +315,14 @@ def fill(template: str, params: Mapping[str, Param]) -> str:
     return _FIELD.sub(word, kept)
 
 
-def explain(record: Exclusion | Reason) -> str:
-    """The exclusion or reason in the reader's words."""
-    if isinstance(record, Exclusion):
-        return fill(EXCLUSION_ZH[record.kind], record.params)
-    return fill(REASON_ZH[record.kind], record.params)
+#: The message tables by :attr:`Record.table <generator.engine.reason.Record.table>`, as
+#: ``messages_json()`` ships them and ``messages.js``'s ``explain`` looks them up.
+TABLES_ZH: dict[str, Mapping[Any, str]] = {Exclusion.table: EXCLUSION_ZH, Reason.table: REASON_ZH}
+
+
+def explain(record: Record[StrEnum]) -> str:
+    """A record (an exclusion or a reason) in the reader's words, from its table."""
+    return fill(TABLES_ZH[record.table][record.kind], record.params)
 
 
 #: The editor's notice in ``check`` when a scenario's ``editor_pick`` differs from the rules'
@@ -336,10 +341,7 @@ def editor_notice(disagreement: tuple[Reason, ...]) -> str:
 
 def messages_json() -> dict[str, dict[str, str]]:
     """The tables as the calculator's JSON carries them: ``{"exclusion": {kind: template}, "reason": …}``."""
-    return {
-        "exclusion": {k.value: v for k, v in EXCLUSION_ZH.items()},
-        "reason": {k.value: v for k, v in REASON_ZH.items()},
-    }
+    return {table: {k.value: v for k, v in words.items()} for table, words in TABLES_ZH.items()}
 
 
 def assumption_text(a: Assumption) -> str:

@@ -1,6 +1,6 @@
 """Link-safe file writes: nothing read from the working tree can make a write land elsewhere.
 
-Every generated file, the swap journal and ``data/editions.yaml`` are written by one
+Every generated file, the swap journal, ``data/editions.yaml`` and the JSON Schemas are written by one
 helper, :func:`write_file`: the folders on the way are opened with ``O_NOFOLLOW`` (a
 symbolic link anywhere below the folder written into stops the write), the bytes go to a
 new temporary file beside the target, and that file is renamed over the target, so a

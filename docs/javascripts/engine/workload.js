@@ -236,7 +236,10 @@ export function buildRequest(data, v) {
   }
   const precision = given("precision", defaultPrecision(data, v.model, v.workload)[0]);
   if (v.workload === "full" || v.workload === "pretrain") {
-    const ok = Object.keys(data.rules.memory.training.recipes);
+    // the precisions both recipe tables have: training_memory.js takes one card's from `recipes` and
+    // several cards' from `zero_recipes`, and throws (in English) for a precision its table lacks
+    const tr = data.rules.memory.training;
+    const ok = Object.keys(tr.recipes).filter((p) => Object.hasOwn(tr.zero_recipes, p));
     if (!ok.includes(precision)) {
       throw new FieldError("precision", form("training_precision", { precisions: ok.map((p) => data.names.precision[p] || p) }));
     }
@@ -289,7 +292,6 @@ export function recommendResult(data, query, cat = catalogue(data)) {
     return { errors: [], values: v, request: req, usage, constraints, rec };
   } catch (e) {
     if (e instanceof FieldError) return { errors: [e] };
-    if (/full training in/.test(e.message)) return { errors: [new FieldError("precision", form("engine", { text: e.message }))] };
     throw e;
   }
 }
