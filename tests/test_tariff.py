@@ -202,3 +202,17 @@ def test_runpod_prices_its_volume_disk_running_and_stopped() -> None:
     assert t.disk_cny_per_gb_month == pytest.approx(0.10 * rate.cny_per_unit)
     assert t.disk_stopped_cny_per_gb_month == pytest.approx(0.20 * rate.cny_per_unit)
     assert t.egress_cny_per_gb == 0
+
+
+def test_the_provider_page_names_the_stopped_disk_rate(mini: Path) -> None:
+    """The extras table labels a stopped-instance price and the page says how the month is split."""
+    from generator.pipeline import Project, generate
+
+    path = mini / "data" / "providers.yaml"
+    text = path.read_text(encoding="utf-8")
+    page = generate(Project.at(mini, build_date=MINI_BUILD_DATE)).files["providers/fixture-cloud.md"].decode("utf-8")
+    assert "停机时" not in page
+    path.write_text(text.replace("    extras:\n", "    extras:\n" + STOPPED_DISK, 1), encoding="utf-8")
+    page = generate(Project.at(mini, build_date=MINI_BUILD_DATE)).files["providers/fixture-cloud.md"].decode("utf-8")
+    assert "| 存储（停机时） | ¥0.70/GB·月 | 2026-07-01 |" in page
+    assert "数据盘整月保留：运行的小时按“运行时”的价格、其余小时按“停机时”的价格计。\n\n## " in page
