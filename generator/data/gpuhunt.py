@@ -3,7 +3,8 @@
 The columns are gpuhunt's (``CATALOG_V2_FIELDS`` in ``src/gpuhunt/_internal/storage.py``): one row per
 instance type, location and spot/on-demand, ``price`` in US dollars per instance-hour, ``cpu`` vCPUs,
 ``memory`` and ``disk_size`` in GB, ``gpu_count`` cards of ``gpu_name`` with ``gpu_memory`` GB each,
-``spot`` True/False. Only the first ten columns are read; the rest (vendor, flags, CPU architecture,
+``spot`` True/False. Only these columns are read (``disk_size`` where the layout has it: gpuhunt's first
+layout, 2023, has nine columns); the rest (vendor, flags, CPU architecture,
 provider data) stay in the row's text, which becomes the offer's ``quote``.
 
 Every problem names the catalog file, the line and the column. Nothing here reads the clock: the
@@ -24,7 +25,8 @@ from typing import Any
 from generator.data.import_map import ImportMap
 from generator.data.problems import Problem
 
-#: the columns an import needs, in gpuhunt's order
+#: the columns an import needs, in gpuhunt's order: its first layout's nine (``InstanceOffer`` in
+#: ``src/dstack/pricing/models.py`` at gpuhunt's commit 60ec4fc6, 2023-08-16), which every later layout keeps
 COLUMNS = (
     "instance_name",
     "location",
@@ -35,8 +37,9 @@ COLUMNS = (
     "gpu_name",
     "gpu_memory",
     "spot",
-    "disk_size",
 )
+#: read where present: added by later layouts (gpuhunt's own reader, ``item_from_row``, treats it as optional)
+OPTIONAL_COLUMNS = ("disk_size",)
 #: every imported offer's id starts with this and the source's name
 ID_PREFIX = "gpuhunt-"
 _MAX_ID = 63  # records.Slug
@@ -121,7 +124,7 @@ def read_rows(text: str, name: str) -> tuple[list[CatalogRow], list[Problem]]:
                 f"not a gpuhunt catalog: the header lacks {', '.join(missing)} (expected {','.join(COLUMNS)},…)",
             )
         ]
-    where = {c: header.index(c) for c in COLUMNS}
+    where = {c: header.index(c) for c in COLUMNS + OPTIONAL_COLUMNS if c in header}
     flags_at = header.index("flags") if "flags" in header else None
     rows: list[CatalogRow] = []
     problems: list[Problem] = []
@@ -143,7 +146,7 @@ def _typed(
     values: list[str], where: dict[str, int], n: int, line: str, name: str, raw_flags: str
 ) -> tuple[CatalogRow | None, list[Problem]]:
     problems: list[Problem] = []
-    raw = {c: values[i].strip() for c, i in where.items()}
+    raw = {c: "" for c in OPTIONAL_COLUMNS} | {c: values[i].strip() for c, i in where.items()}
 
     def bad(column: str, message: str) -> None:
         problems.append(Problem(name, n, where[column] + 1, column, message))
