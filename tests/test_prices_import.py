@@ -1,7 +1,9 @@
 """``gpu-guide prices import``: a gpuhunt catalog into data/offers.yaml's import block.
 
-The catalog is ``tests/fixtures/gpuhunt/lambdalabs.csv``, built to gpuhunt's column layout (its README
-says how and that it is not a recorded catalog). Expected values are read off the fixture's rows by hand.
+The catalogs are ``tests/fixtures/gpuhunt/lambdalabs.csv``, built to gpuhunt's current column layout (its
+README says how and that it is not a recorded catalog), and ``recorded/aws.csv``, rows copied verbatim from
+dstack's recorded AWS catalog of 2023-08-16 in gpuhunt's first layout. Expected values are read off the
+fixtures' rows by hand.
 """
 
 from __future__ import annotations
@@ -219,3 +221,54 @@ def test_runpod_rows_of_one_pod_type_are_one_offer_per_card_count_and_clusters_a
     two = got["gpuhunt-runpod-nvidia-l40s-2x-eu-ro-1-20261130"]
     assert (two["cards"], two["price"], two["delivery"], two["provider"]) == (2, 1.72, "container", "runpod")
     assert "1 rows flagged runpod-cluster" in capsys.readouterr().out
+
+
+RECORDED = REPO / "tests" / "fixtures" / "gpuhunt" / "recorded" / "aws.csv"
+RECORDED_URL = (
+    "https://github.com/dstackai/dstack/blob/ac653888a1a0886ce06c38d434e00923e84d1607/"
+    "cli/dstack/_internal/backend/resources/aws_pricing_ondemand.csv"
+)
+
+
+def test_a_recorded_catalog_in_gpuhunts_first_layout_imports(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """dstack's recorded AWS catalog of 2023-08-16 (nine columns, no disk_size; fixture README). By hand
+    from its 11 rows: a1.large has no GPU, g4dn.xlarge us-west-2 is outside `locations`, A10G is a listed
+    skip; 8 offers. No instance name says SXM, so the V100, A100 and H100 rows are the lower-spec variant,
+    marked variant_unstated (the mapping's rule for a row that does not say)."""
+    code = main(["--root", str(project), "prices", "import", str(RECORDED), "--as-of", "2023-08-16",
+                 "--url", RECORDED_URL])  # fmt: skip
+    assert code == 0
+    got = {k: v for k, v in imported(project).items() if k.startswith("gpuhunt-aws-")}
+    names = ["g4dn-xlarge-1x", "p3-2xlarge-1x", "g4dn-12xlarge-4x", "p3-16xlarge-8x", "p3dn-24xlarge-8x",
+             "p4d-24xlarge-8x", "p4de-24xlarge-8x", "p5-48xlarge-8x"]  # fmt: skip
+    assert sorted(got) == sorted(f"gpuhunt-aws-{name}-us-east-1-20230816" for name in names)
+    p5 = got["gpuhunt-aws-p5-48xlarge-8x-us-east-1-20230816"]
+    assert (p5["gpu"], p5["cards"], p5["price"], p5["vcpu"], p5["ram_gb"], p5["variant_unstated"]) == (
+        "h100-pcie-80g", 8, 98.32, 192, 2048.0, True,
+    )  # fmt: skip
+    assert "disk_gb" not in p5 and p5["delivery"] == "vm" and p5["as_of"] == dt.date(2023, 8, 16)
+    assert p5["quote"] == "p5.48xlarge,us-east-1,98.32,192,2048.0,8,H100,80.0,False"
+    t4 = got["gpuhunt-aws-g4dn-xlarge-1x-us-east-1-20230816"]
+    assert (t4["gpu"], t4["price"], "variant_unstated" in t4) == ("t4-16g", 0.526, False)
+    out = capsys.readouterr().out
+    assert "8 GPU rows imported: 8 new" in out
+    assert (
+        "1 A10G 24 GB (skipped: not in gpus.yaml); 1 locations not imported (us-east-1 only); 1 rows without a GPU"
+        in out
+    )
+
+
+def test_an_unmapped_card_in_the_recorded_catalog_is_refused_at_its_line(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same catalog's p2.xlarge row (line 10979 of dstack's file, verbatim): K80 is in no rule, so the
+    import stops at that row's line (3 here) and column 7 (gpu_name) and writes nothing."""
+    lines = RECORDED.read_text(encoding="utf-8").splitlines()
+    path = catalog(tmp_path, "\n".join([lines[0], lines[2], "p2.xlarge,us-east-1,0.9,4,61.0,1,K80,12.0,False"]) + "\n",
+                   name="aws.csv")  # fmt: skip
+    before = (project / "data" / "offers.yaml").read_text(encoding="utf-8")
+    code = main(["--root", str(project), "prices", "import", str(path), "--as-of", "2023-08-16",
+                 "--url", RECORDED_URL])  # fmt: skip
+    assert code == 1
+    assert 'aws.csv:3:7: gpu_name: unknown GPU "K80" with 12 GB (instance p2.xlarge)' in capsys.readouterr().err
+    assert (project / "data" / "offers.yaml").read_text(encoding="utf-8") == before

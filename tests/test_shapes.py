@@ -85,3 +85,16 @@ def test_bundled_node_only_products_are_nodes() -> None:
     together = {o.id: o for o in cat.offers if o.provider == "together"}
     assert {(o.gpu, o.cards, o.per.value) for o in together.values()} == {
         ("h100-sxm-80g", 8, "card"), ("h200-sxm-141g", 8, "card")}  # fmt: skip
+
+
+def test_an_offer_without_its_shape_is_refused(mini: Path) -> None:
+    """Every offer states its shape as sold: the cards in one rented instance has no default, so an offer
+    that leaves it out is refused at the offer, not filed as a 1-card rental."""
+    text = (mini / "data" / "offers.yaml").read_text(encoding="utf-8")
+    start = text.index("  - id: c-h100-hour")
+    at = text.index("    cards: 1\n", start)
+    (mini / "data" / "offers.yaml").write_text(text[:at] + text[at + len("    cards: 1\n") :], encoding="utf-8")
+    with pytest.raises(DataError) as got:
+        generate(Project.at(mini, build_date=MINI_BUILD_DATE))
+    [p] = [p for p in got.value.problems if p.path.startswith("offers[5]")]
+    assert p.severity is Severity.error and "cards" in (p.path + p.message)

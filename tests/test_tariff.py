@@ -128,3 +128,91 @@ def test_a_provider_whose_stopped_instances_bill_charges_the_whole_month(mini: P
                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout) == [pytest.approx(1460), pytest.approx(1260)]
+
+
+STOPPED_DISK = """      - item: disk
+        price: 0.70
+        currency: CNY
+        unit: gb_month
+        as_of: 2026-07-01
+        source: https://example.com/prices
+        quote: 关机后数据盘 0.70 元/GB/月
+        state: stopped
+"""
+
+
+def test_a_stopped_disk_rate_prices_the_hours_the_instance_is_stopped(mini: Path) -> None:
+    """RunPod bills a stopped Pod's volume disk at $0.20/GB-month, twice the running $0.10. On the mini
+    fixture, Fixture Cloud's disk is ¥0.35/GB-month; add a stopped rate of ¥0.70 (listed first, so the
+    running rate must not be taken from it). 500 GB kept all month, the 4090 container used 100 of 730
+    hours: 500 x (0.35 x 100 + 0.70 x 630) / 730 = 500 x 476 / 730 = ¥326.03 (¥175 without the stopped
+    rate). The JS port gives the same."""
+    import json
+    import shutil
+    import subprocess
+
+    path = mini / "data" / "providers.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("    extras:\n", "    extras:\n" + STOPPED_DISK, 1), encoding="utf-8")
+    cat, problems = load_catalogue(mini / "data", mini, build_date=MINI_BUILD_DATE)
+    assert cat is not None, problems
+    t = tariff_of(cat.providers["fixture-cloud"], cat.fx, cat.rules.cost)
+    assert (t.disk_cny_per_gb_month, t.disk_stopped_cny_per_gb_month) == (0.35, 0.70)
+    usage = cost.Usage(hours_per_month=100, disk_gb=500, egress_gb_month=0, public_ip=False)
+    cloud = next(o for o in cat.offers if o.id == "c-4090-hour")
+    m = cost.monthly_cost(cloud, 1, usage, cost.pricing_of(cat))
+    assert m.disk == pytest.approx(500 * 476 / 730) and m.disk == pytest.approx(326.03, abs=0.01)
+    assert "disk" in m.sourced
+    # used every hour of the month, the disk is never stopped: the running rate alone
+    full = cost.Usage(hours_per_month=730, disk_gb=500, egress_gb_month=0, public_ip=False)
+    assert cost.monthly_cost(cloud, 1, full, cost.pricing_of(cat)).disk == pytest.approx(175)
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (CI has it)")
+    from generator.pages.calculator import calculator_data
+
+    data = calculator_data(cat)
+    engine = (Path(__file__).resolve().parent.parent / "docs" / "javascripts" / "engine" / "cost.js").as_uri()
+    script = (
+        f"import {{ Pricing, monthlyCost }} from {json.dumps(engine)};\n"
+        'import fs from "fs";\n'
+        'const d = JSON.parse(fs.readFileSync(0, "utf8"));\n'
+        "const p = new Pricing(d.rules.cost, d.fx, d.tariffs);\n"
+        "const o = d.offers.find((x) => x.id === 'c-4090-hour');\n"
+        "const m = monthlyCost(o, 1, {hours_per_month: 100, disk_gb: 500, egress_gb_month: 0, public_ip: false}, p);\n"
+        "console.log(JSON.stringify(m.disk));\n"
+    )
+    run = subprocess.run([node, "--input-type=module", "-e", script], input=json.dumps(data),
+                         capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == pytest.approx(500 * 476 / 730)
+
+
+def test_runpod_prices_its_volume_disk_running_and_stopped() -> None:
+    """RunPod's billing page (providers.yaml, pinned commit): volume disk $0.10/GB-month running, $0.20
+    stopped, no data-transfer fees; in yuan at the rate the extras' date takes."""
+    cat, problems = load_catalogue(REPO / "data")
+    assert cat is not None, problems
+    t = tariff_of(cat.providers["runpod"], cat.fx, cat.rules.cost)
+    from generator.data.catalogue import rate_on
+    from generator.data.records import Currency
+
+    rate = rate_on(cat.fx, Currency.usd, dt.date(2026, 7, 27))
+    assert rate is not None
+    assert t.disk_cny_per_gb_month == pytest.approx(0.10 * rate.cny_per_unit)
+    assert t.disk_stopped_cny_per_gb_month == pytest.approx(0.20 * rate.cny_per_unit)
+    assert t.egress_cny_per_gb == 0
+
+
+def test_the_provider_page_names_the_stopped_disk_rate(mini: Path) -> None:
+    """The extras table labels a stopped-instance price and the page says how the month is split."""
+    from generator.pipeline import Project, generate
+
+    path = mini / "data" / "providers.yaml"
+    text = path.read_text(encoding="utf-8")
+    page = generate(Project.at(mini, build_date=MINI_BUILD_DATE)).files["providers/fixture-cloud.md"].decode("utf-8")
+    assert "停机时" not in page
+    path.write_text(text.replace("    extras:\n", "    extras:\n" + STOPPED_DISK, 1), encoding="utf-8")
+    page = generate(Project.at(mini, build_date=MINI_BUILD_DATE)).files["providers/fixture-cloud.md"].decode("utf-8")
+    assert "| 存储（停机时） | ¥0.70/GB·月 | 2026-07-01 |" in page
+    assert "数据盘整月保留：运行的小时按“运行时”的价格、其余小时按“停机时”的价格计。\n\n## " in page

@@ -1,6 +1,6 @@
 """``gpu-guide prices import CATALOG``: a machine-readable price source into ``data/offers.yaml``.
 
-Reads one catalog file (today: a gpuhunt per-provider CSV), maps its names through
+Reads one catalog file (a gpuhunt per-provider CSV, or a CSV in OpenComputePrices' layout), maps its names through
 ``data/imports/<source>.yaml``, merges the rows into the source's marked block of offers.yaml
 (hand-edited offers are never touched: they sit outside the block and may not use the source's id
 prefix), validates the whole updated data folder exactly as ``build`` does (the ``Offer`` record,
@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from generator.data import gpuhunt, opencomputeprices
 from generator.data.datafiles import DataFile
-from generator.data.gpuhunt import ID_PREFIX, read_catalog
 from generator.data.import_map import load_import_map, map_path
 from generator.data.offer_block import Changes, entries, merge, render, rewrite, split
 from generator.data.problems import DataError, Problem, Severity
@@ -31,7 +31,11 @@ from generator.data.validate import load_catalogue
 from generator.formats import num
 from generator.pipeline import Project
 
-SOURCES = ("gpuhunt",)
+#: each source's reader and the prefix of its offers' ids
+SOURCES = {
+    "gpuhunt": (gpuhunt.read_catalog, gpuhunt.ID_PREFIX),
+    "opencomputeprices": (opencomputeprices.read_catalog, opencomputeprices.ID_PREFIX),
+}
 
 
 def add_prices_arguments(sub: argparse._SubParsersAction[Any]) -> None:
@@ -41,12 +45,18 @@ def add_prices_arguments(sub: argparse._SubParsersAction[Any]) -> None:
     pr = sub.add_parser("prices", help="import machine-readable price sources into data/offers.yaml")
     verbs = pr.add_subparsers(dest="prices_command", required=True, metavar="ACTION")
     im = verbs.add_parser("import", help="merge one catalog file into the source's block of data/offers.yaml")
-    im.add_argument("catalog", type=Path, help="the catalog file, e.g. lambdalabs.csv (gpuhunt: one CSV per provider)")
-    im.add_argument("--source", choices=SOURCES, default="gpuhunt", help="the catalog's format (default: gpuhunt)")
+    im.add_argument("catalog", type=Path,
+                    help="the catalog file, e.g. lambdalabs.csv (gpuhunt: one CSV per provider; "
+                         "opencomputeprices: a source CSV or _master.csv)")  # fmt: skip
+    im.add_argument(
+        "--source", choices=sorted(SOURCES), default="gpuhunt", help="the catalog's format (default: gpuhunt)"
+    )
     im.add_argument("--provider", default=None,
-                    help="the source's provider name (default: the file name without .csv, as gpuhunt names them)")  # fmt: skip
+                    help="the source's provider name (gpuhunt: default the file name without .csv, as gpuhunt names "
+                         "them; opencomputeprices: required, its provider column)")  # fmt: skip
     im.add_argument("--as-of", dest="catalog_date", type=iso_date, required=True, metavar="YYYY-MM-DD",
-                    help="the catalog's date (gpuhunt: its version, YYYYMMDD-N); never read from the clock")  # fmt: skip
+                    help="the catalog's date (gpuhunt: its version, YYYYMMDD-N; opencomputeprices: the snapshot_date "
+                         "imported); never read from the clock")  # fmt: skip
     im.add_argument("--url", required=True, metavar="URL",
                     help="where a reader can get this catalog (the offers' source), e.g. the versioned catalog.zip")  # fmt: skip
     im.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
@@ -62,7 +72,12 @@ def run_prices(project: Project, args: argparse.Namespace) -> int:
         print(f"gpu-guide prices import: argument --url: must be an http(s) address, got {args.url!r}", file=sys.stderr)
         return 2
     catalog_path: Path = args.catalog
+    if args.source != "gpuhunt" and args.provider is None:
+        print(f"gpu-guide prices import: --provider is required with --source {args.source} (one file holds many "
+              "providers)", file=sys.stderr)  # fmt: skip
+        return 2
     provider = args.provider or catalog_path.stem
+    read_catalog, id_prefix = SOURCES[args.source]
     shown = _display(catalog_path, project.root)
     imap_path = map_path(project.data, args.source)
     imap, problems = load_import_map(imap_path, _display(imap_path, project.root))
@@ -80,7 +95,7 @@ def run_prices(project: Project, args: argparse.Namespace) -> int:
     offers_path = project.data / DataFile.offers
     offers_name = _display(offers_path, project.root)
     old_text = offers_path.read_text(encoding="utf-8")
-    parts, problems = split(old_text, args.source, offers_name, ID_PREFIX)
+    parts, problems = split(old_text, args.source, offers_name, id_prefix)
     if parts is None:
         raise DataError(problems)
     offers, changes = merge(entries(parts.block), read.candidates, imap.provider(provider).provider, args.catalog_date)  # type: ignore[union-attr]

@@ -3,7 +3,8 @@
 The columns are gpuhunt's (``CATALOG_V2_FIELDS`` in ``src/gpuhunt/_internal/storage.py``): one row per
 instance type, location and spot/on-demand, ``price`` in US dollars per instance-hour, ``cpu`` vCPUs,
 ``memory`` and ``disk_size`` in GB, ``gpu_count`` cards of ``gpu_name`` with ``gpu_memory`` GB each,
-``spot`` True/False. Only the first ten columns are read; the rest (vendor, flags, CPU architecture,
+``spot`` True/False. Only these columns are read (``disk_size`` where the layout has it: gpuhunt's first
+layout, 2023, has nine columns); the rest (vendor, flags, CPU architecture,
 provider data) stay in the row's text, which becomes the offer's ``quote``.
 
 Every problem names the catalog file, the line and the column. Nothing here reads the clock: the
@@ -24,7 +25,8 @@ from typing import Any
 from generator.data.import_map import ImportMap
 from generator.data.problems import Problem
 
-#: the columns an import needs, in gpuhunt's order
+#: the columns an import needs, in gpuhunt's order: its first layout's nine (``InstanceOffer`` in
+#: ``src/dstack/pricing/models.py`` at gpuhunt's commit 60ec4fc6, 2023-08-16), which every later layout keeps
 COLUMNS = (
     "instance_name",
     "location",
@@ -35,8 +37,9 @@ COLUMNS = (
     "gpu_name",
     "gpu_memory",
     "spot",
-    "disk_size",
 )
+#: read where present: added by later layouts (gpuhunt's own reader, ``item_from_row``, treats it as optional)
+OPTIONAL_COLUMNS = ("disk_size",)
 #: every imported offer's id starts with this and the source's name
 ID_PREFIX = "gpuhunt-"
 _MAX_ID = 63  # records.Slug
@@ -60,6 +63,9 @@ class CatalogRow:
     spot: bool
     disk_size: float | None
     flags: tuple[str, ...] = ()  #: gpuhunt's flags (e.g. runpod-cluster), empty when the column is absent
+    #: the GPU's form factor where the source has a column for it (OpenComputePrices' gpu_variant: SXM, PCIe,
+    #: NVL); gpuhunt has none (its instance names say it, read by a rule's instance_contains)
+    variant: str = ""
     #: column name -> its 1-based position in this catalog (for problems at a column)
     col: dict[str, int] = field(default_factory=dict, compare=False)
 
@@ -87,13 +93,13 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
 
 
-def product_key(catalog: str, row: CatalogRow) -> str:
+def product_key(catalog: str, row: CatalogRow, prefix: str = ID_PREFIX) -> str:
     """The id of a product (same instance, card count, location and spot) without the date, at most 54
     characters. The card count is added unless the instance name already says it (Lambda's gpu_8x_…):
     RunPod lists one pod type under one name for every card count."""
     name = slug(row.instance_name)
     cards = "" if f"-{row.gpu_count}x-" in f"-{name}-" else f"-{row.gpu_count}x"
-    key = f"{ID_PREFIX}{slug(catalog)}-{name}{cards}-{slug(row.location)}" + ("-spot" if row.spot else "")
+    key = f"{prefix}{slug(catalog)}-{name}{cards}-{slug(row.location)}" + ("-spot" if row.spot else "")
     limit = _MAX_ID - 9  # room for "-YYYYMMDD"
     if len(key) <= limit:
         return key
@@ -118,7 +124,7 @@ def read_rows(text: str, name: str) -> tuple[list[CatalogRow], list[Problem]]:
                 f"not a gpuhunt catalog: the header lacks {', '.join(missing)} (expected {','.join(COLUMNS)},…)",
             )
         ]
-    where = {c: header.index(c) for c in COLUMNS}
+    where = {c: header.index(c) for c in COLUMNS + OPTIONAL_COLUMNS if c in header}
     flags_at = header.index("flags") if "flags" in header else None
     rows: list[CatalogRow] = []
     problems: list[Problem] = []
@@ -140,7 +146,7 @@ def _typed(
     values: list[str], where: dict[str, int], n: int, line: str, name: str, raw_flags: str
 ) -> tuple[CatalogRow | None, list[Problem]]:
     problems: list[Problem] = []
-    raw = {c: values[i].strip() for c, i in where.items()}
+    raw = {c: "" for c in OPTIONAL_COLUMNS} | {c: values[i].strip() for c, i in where.items()}
 
     def bad(column: str, message: str) -> None:
         problems.append(Problem(name, n, where[column] + 1, column, message))
@@ -209,6 +215,23 @@ def read_catalog(text: str, name: str, catalog: str, imap: ImportMap, as_of: dt.
                                     f"(listed: {known}); add it with the provider id it is in providers.yaml"))  # fmt: skip
         return out
     rows, out.problems = read_rows(text, name)
+    return candidates(rows, out, name, catalog, imap, as_of, url)
+
+
+def candidates(
+    rows: list[CatalogRow],
+    out: Read,
+    name: str,
+    catalog: str,
+    imap: ImportMap,
+    as_of: dt.date,
+    url: str,
+    prefix: str = ID_PREFIX,
+) -> Read:
+    """Map typed rows of provider ``catalog`` through the mapping file into ``out``'s candidates (any source
+    whose rows were read into :class:`CatalogRow`); rows left out are counted, problems are at their line."""
+    prov = imap.provider(catalog)
+    assert prov is not None
     seen: dict[str, int] = {}
     for row in rows:
         if row.gpu_count == 0:
@@ -226,7 +249,7 @@ def read_catalog(text: str, name: str, catalog: str, imap: ImportMap, as_of: dt.
                 Problem(name, row.line, row.col["gpu_name"], "gpu_name", "a GPU row needs gpu_name and gpu_memory")
             )
             continue
-        rule = imap.rule(catalog, row.gpu_name, row.gpu_memory, row.instance_name)
+        rule = imap.rule(catalog, row.gpu_name, row.gpu_memory, row.instance_name, row.variant)
         if rule is None:
             out.problems.append(
                 Problem(
@@ -234,7 +257,8 @@ def read_catalog(text: str, name: str, catalog: str, imap: ImportMap, as_of: dt.
                     row.line,
                     row.col["gpu_name"],
                     "gpu_name",
-                    f'unknown GPU "{row.gpu_name}" with {row.gpu_memory:g} GB (instance {row.instance_name}); '
+                    f'unknown GPU "{row.gpu_name}"{f" (variant {row.variant})" if row.variant else ""} with '
+                    f"{row.gpu_memory:g} GB (instance {row.instance_name}); "
                     f"add a rule to data/imports/{imap.source}.yaml naming its gpus.yaml id, or a skip with a note",
                 )
             )
@@ -242,7 +266,7 @@ def read_catalog(text: str, name: str, catalog: str, imap: ImportMap, as_of: dt.
         if rule.gpu is None:
             out.skipped[f"{row.gpu_name} {row.gpu_memory:g} GB (skipped: not in gpus.yaml)"] += 1
             continue
-        key = product_key(catalog, row)
+        key = product_key(catalog, row, prefix)
         if key in seen:
             out.problems.append(Problem(name, row.line, 1, "instance_name",
                                         f"the same instance, location and spot as line {seen[key]}; a catalog lists "

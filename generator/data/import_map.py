@@ -1,7 +1,7 @@
 """How a machine-readable price source's names map onto the catalogue (``data/imports/<source>.yaml``).
 
 Read only by ``gpu-guide prices import``: the site build never reads these files. Each file says,
-for one source (today: dstack's gpuhunt catalog), which of the source's providers become which
+for one source (dstack's gpuhunt catalog, OpenComputePrices' CSV), which of the source's providers become which
 provider of ``providers.yaml`` and in which delivery form, which of its GPU names (with the memory the
 source gives) become which GPU of ``gpus.yaml``, and which names are skipped on purpose. A GPU name the
 file does not list is refused at its catalog line, so a new card never slips in under a wrong id.
@@ -57,9 +57,19 @@ class GpuRule(Record):
         default=None,
         description="Only rows whose instance name contains this text (case-insensitive), e.g. sxm or pcie.",
     )
+    variant: ShortText | None = Field(
+        default=None,
+        description=(
+            "Only rows whose GPU variant is this (case-insensitive), for a source with a variant column "
+            "(OpenComputePrices' gpu_variant: SXM, PCIe, NVL)."
+        ),
+    )
     variant_unstated: bool = Field(
         default=False,
-        description="true when the row does not say SXM or PCIe: the offer is filed under the lower-spec variant.",
+        description=(
+            "true when the row does not say SXM or PCIe: the offer is filed under the lower-spec variant. Such a "
+            "rule never matches a row whose variant column names one."
+        ),
     )
     note: Text | None = Field(default=None, description="Why (required for a skip: what the card is, why not here).")
 
@@ -84,10 +94,14 @@ class ImportMap(Record):
         """The entry for the source's provider name, if listed."""
         return next((p for p in self.providers if p.catalog == catalog), None)
 
-    def rule(self, catalog: str, name: str, memory_gb: float, instance: str) -> GpuRule | None:
+    def rule(self, catalog: str, name: str, memory_gb: float, instance: str, variant: str = "") -> GpuRule | None:
         """The first rule matching a row, or None (an unknown GPU)."""
         for r in self.gpus:
             if r.name != name or r.memory_gb != memory_gb:
+                continue
+            if r.variant is not None and r.variant.lower() != variant.lower():
+                continue
+            if r.variant_unstated and variant:
                 continue
             if r.catalog is not None and r.catalog != catalog:
                 continue

@@ -416,6 +416,13 @@ class ExtraUnit(StrEnum):
     hour = "hour"
 
 
+class ExtraState(StrEnum):
+    """The instance state a storage price applies to, where the provider prices them apart."""
+
+    running = "running"  # while the instance runs
+    stopped = "stopped"  # while it is stopped (not released) and keeps its disk
+
+
 class Extra(Record):
     """Something a provider charges besides the card: disk, traffic, a public IP."""
 
@@ -428,6 +435,14 @@ class Extra(Record):
     as_of: dt.date = Field(description="Date the source gives, YYYY-MM-DD.")
     source: HttpUrl = Field(description="Where the price was seen.")
     quote: Quote = Field(description="The source's own words for the price.")
+    state: ExtraState | None = Field(
+        default=None,
+        strict=False,
+        description=(
+            "running or stopped: the instance state this price applies to, where the provider prices a disk "
+            "differently while the instance is stopped (RunPod's volume disk); leave out when it is the same."
+        ),
+    )
     note: Text | None = Field(default=None, description="What exactly is charged (Chinese).")
 
 

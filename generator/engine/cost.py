@@ -180,6 +180,7 @@ def monthly_cost(offer: Offer, cards: int, usage: Usage, pricing: Pricing) -> Mo
         rent = instance_price_cny(offer, pricing) / months * instances
         idle = rent * max(0.0, 1 - hours_used / rules.hours_per_month)
         billing = BillingMode.fixed_month
+        runs = 1.0  # share of the month the instance runs: a monthly instance is held all month
     else:
         # Daily offers are billed by started days; hourly by hours. A provider whose stopped instances still
         # bill (its terms, with a source) charges the whole month: the instance stays allocated between uses.
@@ -188,7 +189,12 @@ def monthly_cost(offer: Offer, cards: int, usage: Usage, pricing: Pricing) -> Mo
         rent = instance_hour * billed_hours * instances
         idle = instance_hour * (billed_hours - hours_used) * instances
         billing = BillingMode.by_use
+        runs = min(1.0, max(hours_used, running) / rules.hours_per_month)
     disk_rate = _either(tariff.disk_cny_per_gb_month, rules.disk_cny_per_gb_month)
+    if tariff.disk_stopped_cny_per_gb_month is not None:
+        # the disk is kept all month: the running rate for the share of the month the instance runs, the
+        # provider's stopped rate for the rest
+        disk_rate = disk_rate * runs + tariff.disk_stopped_cny_per_gb_month * (1 - runs)
     egress_rate = _either(tariff.egress_cny_per_gb, rules.egress_cny_per_gb)
     ip_rate = _either(tariff.public_ip_cny_month, rules.public_ip_cny_month)
     return MonthlyCost(

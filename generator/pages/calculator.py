@@ -58,6 +58,7 @@ def calculator_data(cat: Catalogue) -> dict[str, Any]:
         "tariffs": {
             pid: {
                 "disk_cny_per_gb_month": t.disk_cny_per_gb_month,
+                "disk_stopped_cny_per_gb_month": t.disk_stopped_cny_per_gb_month,
                 "egress_cny_per_gb": t.egress_cny_per_gb,
                 "public_ip_cny_month": t.public_ip_cny_month,
                 "stopped_bills_instance": t.stopped_bills_instance,

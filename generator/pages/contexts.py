@@ -231,6 +231,7 @@ class ExtraRow:
     as_of: str
     source: str
     note: str | None
+    stopped: bool = False  # a storage price that applies while the instance is stopped
 
 
 @dataclass(frozen=True)

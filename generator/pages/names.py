@@ -54,6 +54,8 @@ PROVIDER_KIND_NAMES = {
     "market_survey": "行情报道",
 }
 EXTRA_ITEM_NAMES = {"disk": "存储", "egress": "出站流量", "public_ip": "公网 IP", "other": "其他"}
+#: the instance state a storage price applies to (providers.yaml extras[].state)
+EXTRA_STATE_NAMES = {"running": "运行时", "stopped": "停机时"}
 EXTRA_UNIT_NAMES = {"gb_day": "GB·天", "gb_month": "GB·月", "gb": "GB", "month": "月", "hour": "小时"}
 WORKLOAD_NAMES = {
     "inference": "推理",

@@ -10,7 +10,7 @@ from typing import Any
 
 from generator.data.catalogue import Catalogue
 from generator.data.datafiles import DataFile
-from generator.data.records import Billing, Gpu, Offer, Precision, Provider, Workload
+from generator.data.records import Billing, ExtraState, Gpu, Offer, Precision, Provider, Workload
 from generator.engine import cost as costs
 from generator.engine.flags import request_flags
 from generator.engine.links import link_reason
@@ -24,6 +24,7 @@ from generator.pages.names import (
     COMPONENT_ROLE_NAMES,
     DELIVERY_NAMES,
     EXTRA_ITEM_NAMES,
+    EXTRA_STATE_NAMES,
     EXTRA_UNIT_NAMES,
     FIGURE_NAMES,
     PRECISION_NAMES,
@@ -630,13 +631,14 @@ def _provider_description(prov: Provider, gpu_rows: list[tuple[LadderRow, OfferR
 def _extra_rows(prov: Provider) -> list[ctx.ExtraRow]:
     return [
         ctx.ExtraRow(
-            item=EXTRA_ITEM_NAMES[x.item.value],
+            item=EXTRA_ITEM_NAMES[x.item.value] + (f"（{EXTRA_STATE_NAMES[x.state.value]}）" if x.state else ""),
             price_label="免费"
             if x.price == 0
             else f"{money(x.price, x.currency.value, 2 if x.price < 100 else 0)}/{EXTRA_UNIT_NAMES[x.unit.value]}",
             as_of=x.as_of.isoformat(),
             source=str(x.source),
             note=x.note,
+            stopped=x.state is ExtraState.stopped,
         )
         for x in prov.extras
     ]

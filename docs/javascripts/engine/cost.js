@@ -22,8 +22,8 @@ export function rateOn(rates, currency, on) {
 }
 
 /** Pricing: the cost rules, the dated exchange rates and each provider's own extras in yuan
- * (`tariffs`: provider id -> {disk_cny_per_gb_month, egress_cny_per_gb, public_ip_cny_month}, null where
- * the provider prices none, and stopped_bills_instance: true/false from its sourced terms, null unknown;
+ * (`tariffs`: provider id -> {disk_cny_per_gb_month, disk_stopped_cny_per_gb_month (a stopped instance's
+ * disk, where priced apart), egress_cny_per_gb, public_ip_cny_month}, null where the provider prices none, and stopped_bills_instance: true/false from its sourced terms, null unknown;
  * computed by generator/engine/tariff.py). */
 export class Pricing {
   constructor(costRules, rates, tariffs = {}) {
@@ -65,12 +65,13 @@ export function monthlyCost(offer, cards, usage, pricing) {
   const instances = instancesNeeded(offer, cards);
   const block = hoursPerUnit(offer.unit, rules);
   const instanceHour = instancePriceCny(offer, pricing) / block;
-  let rent, idle, billing;
+  let rent, idle, billing, runs;
   if (offer.unit === "month" || offer.unit === "year") {
     const months = offer.unit === "year" ? 12 : 1;
     rent = instancePriceCny(offer, pricing) / months * instances;
     idle = rent * Math.max(0, 1 - hoursUsed / rules.hours_per_month);
     billing = "fixed_month";
+    runs = 1; // share of the month the instance runs: a monthly instance is held all month
   } else {
     // a provider whose stopped instances still bill (its terms, with a source) charges the whole month
     const mine = Object.prototype.hasOwnProperty.call(pricing.tariffs, offer.provider) ? pricing.tariffs[offer.provider] : {};
@@ -79,11 +80,17 @@ export function monthlyCost(offer, cards, usage, pricing) {
     rent = instanceHour * billedHours * instances;
     idle = instanceHour * (billedHours - hoursUsed) * instances;
     billing = "by_use";
+    runs = Math.min(1, Math.max(hoursUsed, running) / rules.hours_per_month);
   }
   // the provider's own tariff where it publishes one, else the rules' marked assumption
   const own = Object.prototype.hasOwnProperty.call(pricing.tariffs, offer.provider) ? pricing.tariffs[offer.provider] : {};
   const pick = (mine, assumed) => (mine === null || mine === undefined ? assumed : mine);
-  const disk = usage.disk_gb * pick(own.disk_cny_per_gb_month, rules.disk_cny_per_gb_month);
+  let diskRate = pick(own.disk_cny_per_gb_month, rules.disk_cny_per_gb_month);
+  if (own.disk_stopped_cny_per_gb_month !== null && own.disk_stopped_cny_per_gb_month !== undefined) {
+    // the disk is kept all month: the running rate while the instance runs, the provider's stopped rate for the rest
+    diskRate = diskRate * runs + own.disk_stopped_cny_per_gb_month * (1 - runs);
+  }
+  const disk = usage.disk_gb * diskRate;
   const egress = usage.egress_gb_month * pick(own.egress_cny_per_gb, rules.egress_cny_per_gb);
   const publicIp = usage.public_ip ? pick(own.public_ip_cny_month, rules.public_ip_cny_month) * instances : 0;
   const sourced = [["disk", own.disk_cny_per_gb_month], ["egress", own.egress_cny_per_gb],
