@@ -47,7 +47,7 @@ const VARIANTS = VARIANT_FLAGS.map(([f]) => f);
 const TEXT_FLAGS = ["params", ...ARCH_FLAGS, ...VARIANTS, "experts", "experts-per-token", "active-params", "batch", "context",
   "prompt-tokens", "output-tokens", "resolution", "steps", "images-per-month", "job-tokens", "deadline-days", "lora-rank", "hours-per-month", "disk-gb", "egress-gb",
   "budget"];
-const SELECT_FLAGS = ["kv-precision", "offload", "optimizer", "zero-stage"];
+const SELECT_FLAGS = ["runtime", "kv-precision", "offload", "optimizer", "zero-stage"];
 
 /** `table[key]` only when `table` has that key itself: a link's value such as "constructor",
  * "__proto__" or "toString" is never read from Object.prototype. */

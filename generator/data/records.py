@@ -662,6 +662,14 @@ class ModelRelease(Record):
     name: ShortText = Field(description="The checkpoint as published, e.g. Qwen/Qwen3-32B-FP8.")
     source: HttpUrl = Field(description="The checkpoint's page.")
     note: Text | None = Field(default=None, description="What the build is (who made it, which variant).")
+    file_gb: float | None = Field(
+        default=None,
+        gt=0,
+        le=100000,
+        description="The weights' size on disk as the source page lists it, GB (10^9 bytes; every file of a "
+        "split build together); absent where the source states none. The tests check the engine's weights "
+        "against it.",
+    )
 
 
 class StatedFigure(Record):

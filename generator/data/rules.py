@@ -729,6 +729,13 @@ class ServingPageWorkload(_Section):
             "month of use (hours, disk, traffic, public IP)."
         ),
     )
+    format_runtimes: dict[PrecisionName, Annotated[Runtime, Strict(False)]] = Field(
+        description=(
+            "Formats served with another runtime than defaults.runtime (GGUF builds with llama.cpp): a model's "
+            "page in that format is sized and ranked the way that runtime allocates and runs, and only formats "
+            "its support table runs get a page."
+        ),
+    )
 
 
 class DiffusionPageWorkload(_Section):
