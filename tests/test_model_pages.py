@@ -267,3 +267,19 @@ def test_gguf_weights_match_the_published_file_size(mid: str, precision: Precisi
     assert any(r.file_gb == gb for r in fmt.releases)  # the data carries the source's figure
     weights_gb = fmt.single_card.breakdown["weights"] * 2**30 / 1e9
     assert weights_gb == pytest.approx(gb, rel=0.03)
+
+
+def test_the_dynamic_1_58_bit_deepseek_r1_matches_unsloths_131_gb() -> None:
+    # unsloth (https://unsloth.ai/blog/deepseekr1-dynamic): "quantize DeepSeek's R1 671B parameter model to
+    # 131GB", MoE layers at 1.58 bits (IQ1_S), attention and the first 3 dense layers at 4/6 bits. By hand:
+    # routed experts 58 layers x 256 x 3 x 7,168 x 2,048 = 653,908,770,816 at 1.5625 bits = 127.72 GB; the
+    # other 17,117,633,536 at 4.5 bits = 9.63 GB; 137.35 GB, 4.8 % above the blog's 131 (whose unit the blog
+    # does not say: 131 GiB would be 140.7 GB, 2.4 % below).
+    cat = _catalogue(REPO)
+    page = model_page(cat, cat.models["deepseek-r1"], Workload.inference, Sizer(cat.rules))
+    r1 = next(p for p in page.format_pages if p.request.precision is Precision.iq1_s)
+    assert r1.request.runtime is Runtime.llama_cpp and r1.slug == "deepseek-r1-inference-iq1_s"
+    weights_gb = r1.single_card.breakdown["weights"] * 2**30 / 1e9
+    assert weights_gb == pytest.approx(137.35, rel=2e-3)
+    assert any(r.file_gb == 131 for r in r1.releases)
+    assert weights_gb == pytest.approx(131, rel=0.06)

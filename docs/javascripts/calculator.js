@@ -34,7 +34,7 @@ function billedText(o) {
 
 /** Precisions offered per kind of job (the engine accepts others a link may carry). */
 const PRECISION_CHOICES = {
-  inference: ["bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "q4_k_m", "q8_0", "fp32"],
+  inference: ["bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "q4_k_m", "q8_0", "iq1_s", "fp32"],
   image: ["fp16", "bf16", "fp32", "fp8"],
   lora: ["bf16", "fp16", "mixed", "fp32", "int8", "int4"],
   qlora: ["nf4", "bf16", "fp16"],

@@ -895,6 +895,7 @@ class Precision(StrEnum):
     nf4 = "nf4"
     q4_k_m = "q4_k_m"
     q8_0 = "q8_0"
+    iq1_s = "iq1_s"  # GGUF IQ1_S on the routed experts, the rest at 4-6 bits (unsloth's dynamic 1.58-bit builds)
     mixed = "mixed"
 
 
