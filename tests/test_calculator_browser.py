@@ -177,6 +177,23 @@ def test_a_low_precision_release_is_served_in_its_published_weights(browser, ser
     page.close()
 
 
+def test_a_runtime_link_survives_the_next_edit(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    # A model page's 换一个推理框架 link: the form holds the runtime, so changing another field keeps it
+    # in the address and in the figures (calculator.js collect() rebuilds the query from the form).
+    page = open_calc(browser, server, "?workload=inference&model=qwen2.5-7b&precision=q4_k_m&runtime=llama.cpp")
+    assert page.input_value("#calc-runtime") == "llama.cpp"
+    assert page_rows(page) == eligible(python(cat, query_of(page)))
+    page.fill("#calc-batch", "8")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('batch') === '8'")
+    q = query_of(page)
+    assert "runtime=llama.cpp" in q
+    assert page_rows(page) == eligible(python(cat, q))
+    page.select_option("#calc-runtime", "")
+    page.wait_for_function("() => !new URLSearchParams(location.search).has('runtime')")
+    assert page_rows(page) == eligible(python(cat, query_of(page)))
+    page.close()
+
+
 def test_a_deadline_scales_the_plans_out(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
     """完成期限: the field sends the deadline to the engine; the page ranks what `recommend
     --deadline-days` ranks, and every plan it shows ends in time."""

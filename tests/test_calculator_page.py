@@ -167,3 +167,16 @@ def test_a_serving_scenario_headline_leads_with_cost_per_million_tokens(mini: Ge
         break
     else:
         raise AssertionError("the fixture has no serving scenario with a plan")
+
+
+def test_the_form_has_the_runtime_a_link_brings(mini: Generated) -> None:
+    # A model page's 换一个推理框架 links carry runtime=; the form must hold it, or the next change of any
+    # field rebuilds the query without it (calculator.js collect() reads only the form's fields).
+    page = mini.files["calculator.md"].decode("utf-8")
+    select = re.search(r'<select id="calc-runtime"[^>]*>(.*?)</select>', page, re.S)
+    assert select is not None
+    values = re.findall(r'<option value="([^"]*)">([^<]*)</option>', select.group(1))
+    # rules.yaml defaults.runtime (vllm) is the empty default; the others by the names rules.yaml gives them
+    assert values == [("", "vLLM（默认）"), ("transformers", "Hugging Face transformers"), ("llama.cpp", "llama.cpp")]
+    script = (REPO / "docs" / "javascripts" / "calculator.js").read_text(encoding="utf-8")
+    assert re.search(r'const SELECT_FLAGS = \[[^\]]*"runtime"', script)

@@ -259,7 +259,7 @@ def draw(rng: random.Random, d: Draw) -> list[tuple[str, str]]:
         serving = workload == "inference"
         if serving:
             precision = rng.choice(
-                ["bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "q4_k_m", "q8_0", "fp32", "nf4", "mixed"]
+                ["bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "q4_k_m", "q8_0", "iq1_s", "fp32", "nf4", "mixed"]
             )
         elif workload in ("full", "pretrain"):
             precision = rng.choice(["mixed", "bf16", "fp16", "fp32"])
@@ -536,3 +536,18 @@ def test_engines_serve_a_low_precision_release_in_its_own_precision(bundled: Cat
     half = len(bare)
     for m, without, given in zip(released, run.node[:half], run.node[half:], strict=True):
         assert [o["per_card_gib"] for o in without["options"]] == [o["per_card_gib"] for o in given["options"]], m.id
+
+
+#: Experts-only formats whose other weights are not 16-bit (rules.yaml experts_only_rest_bits): unsloth's
+#: dynamic 1.58-bit DeepSeek-R1 under llama.cpp, and gpt-oss's MXFP4 (rest at 16) beside it.
+EXPERTS_ONLY = [
+    [("workload", "inference"), ("model", "deepseek-r1"), ("precision", "iq1_s"), ("runtime", "llama.cpp")],
+    [("workload", "inference"), ("model", "deepseek-r1"), ("precision", "iq1_s"), ("batch", "16"), ("context", "4096")],
+    [("workload", "inference"), ("model", "gpt-oss-120b"), ("precision", "mxfp4"), ("runtime", "llama.cpp")],
+]  # fmt: skip
+
+
+def test_engines_agree_on_experts_only_formats(bundled: Catalogue) -> None:
+    problems, ranked = check(run_both(bundled, EXPERTS_ONLY))
+    assert problems == [], "\n".join(problems[:40])
+    assert ranked == len(EXPERTS_ONLY)

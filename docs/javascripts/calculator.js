@@ -34,7 +34,7 @@ function billedText(o) {
 
 /** Precisions offered per kind of job (the engine accepts others a link may carry). */
 const PRECISION_CHOICES = {
-  inference: ["bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "q4_k_m", "q8_0", "fp32"],
+  inference: ["bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "q4_k_m", "q8_0", "iq1_s", "fp32"],
   image: ["fp16", "bf16", "fp32", "fp8"],
   lora: ["bf16", "fp16", "mixed", "fp32", "int8", "int4"],
   qlora: ["nf4", "bf16", "fp16"],
@@ -49,7 +49,7 @@ const VARIANTS = VARIANT_FLAGS.map(([f]) => f);
 const TEXT_FLAGS = ["params", ...ARCH_FLAGS, ...VARIANTS, "experts", "experts-per-token", "active-params", "batch", "context",
   "prompt-tokens", "output-tokens", "resolution", "steps", "images-per-month", "job-tokens", "deadline-days", "lora-rank", "hours-per-month", "disk-gb", "egress-gb",
   "budget"];
-const SELECT_FLAGS = ["kv-precision", "offload", "optimizer", "zero-stage"];
+const SELECT_FLAGS = ["runtime", "kv-precision", "offload", "optimizer", "zero-stage"];
 
 /** `table[key]` only when `table` has that key itself: a link's value such as "constructor",
  * "__proto__" or "toString" is never read from Object.prototype. */

@@ -677,6 +677,14 @@ class ModelRelease(Record):
     name: ShortText = Field(description="The checkpoint as published, e.g. Qwen/Qwen3-32B-FP8.")
     source: HttpUrl = Field(description="The checkpoint's page.")
     note: Text | None = Field(default=None, description="What the build is (who made it, which variant).")
+    file_gb: float | None = Field(
+        default=None,
+        gt=0,
+        le=100000,
+        description="The weights' size on disk as the source page lists it, GB (10^9 bytes; every file of a "
+        "split build together); absent where the source states none. The tests check the engine's weights "
+        "against it.",
+    )
 
 
 class StatedFigure(Record):
@@ -902,6 +910,7 @@ class Precision(StrEnum):
     nf4 = "nf4"
     q4_k_m = "q4_k_m"
     q8_0 = "q8_0"
+    iq1_s = "iq1_s"  # GGUF IQ1_S on the routed experts, the rest at 4-6 bits (unsloth's dynamic 1.58-bit builds)
     mixed = "mixed"
 
 

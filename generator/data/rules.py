@@ -471,7 +471,12 @@ class MemoryRules(_Section):
     experts_only_formats: list[PrecisionName] = Field(
         default_factory=list,
         description="Formats a checkpoint applies to the routed experts only (gpt-oss's MXFP4): every other "
-        "weight stays at embedding_bits.",
+        "weight stays at embedding_bits, or at experts_only_rest_bits where that names the format.",
+    )
+    experts_only_rest_bits: dict[PrecisionName, float] = Field(
+        default_factory=dict,
+        description="Bits of every weight outside the routed experts for an experts-only format that does not "
+        "keep them at 16 (unsloth's dynamic 1.58-bit GGUF: attention and dense layers at 4-6 bits).",
     )
     dequant_formats: list[PrecisionName] = Field(
         description="Formats that dequantize a whole weight to 16-bit before each matmul."
@@ -727,6 +732,13 @@ class ServingPageWorkload(_Section):
             "Scenario id (scenarios.yaml, an inference scenario of a language model) whose serving load the "
             "inference pages take: concurrent users (batch), context, output tokens, KV-cache precision and the "
             "month of use (hours, disk, traffic, public IP)."
+        ),
+    )
+    format_runtimes: dict[PrecisionName, Annotated[Runtime, Strict(False)]] = Field(
+        description=(
+            "Formats served with another runtime than defaults.runtime (GGUF builds with llama.cpp): a model's "
+            "page in that format is sized and ranked the way that runtime allocates and runs, and only formats "
+            "its support table runs get a page."
         ),
     )
 

@@ -27,13 +27,15 @@ def weight_bytes(
 
     ``embedding_bits`` overrides the bits of embedding and lm_head for quantized formats.
     A format the checkpoint applies to the routed experts only (``experts_only_formats``: gpt-oss's
-    MXFP4) stores the experts at its bits and every other weight at ``embedding_bits``.
+    MXFP4) stores the experts at its bits and every other weight at ``embedding_bits`` (or at the format's
+    ``experts_only_rest_bits``: unsloth's dynamic 1.58-bit GGUF).
     """
     name = Precision(precision)
     bits = rules.bits_per_param[name]
     if name in rules.experts_only_formats:
         experts = min(arch.expert_params, arch.params)
-        return experts * bits / BITS_PER_BYTE + (arch.params - experts) * rules.embedding_bits / BITS_PER_BYTE
+        rest = rules.experts_only_rest_bits.get(name, rules.embedding_bits)
+        return experts * bits / BITS_PER_BYTE + (arch.params - experts) * rest / BITS_PER_BYTE
     if name in rules.embeddings_16bit_formats:
         # Quantizers touch Linear layers of the blocks only; embedding / lm_head stay 16-bit
         # (bitsandbytes llm_int8_skip_modules=["lm_head"]; nn.Embedding is not a Linear).

@@ -392,7 +392,9 @@ def _gemm_tflops(gpu: Gpu, precision: Precision, rules: SpeedRules) -> float:
 
 def _embedding_bits(prec: Precision, mem: MemoryRules) -> float:
     """Bits of the embedding table as weight_bytes stores it."""
-    if prec.value in mem.embeddings_16bit_formats or prec.value in mem.experts_only_formats:
+    if prec.value in mem.experts_only_formats:
+        return mem.experts_only_rest_bits.get(prec, mem.embedding_bits)
+    if prec.value in mem.embeddings_16bit_formats:
         return mem.embedding_bits
     return mem.bits_per_param[prec]
 

@@ -26,7 +26,7 @@ from generator.results.claims import ClaimResult
 from generator.results.comparisons import Comparison, JobRow
 from generator.results.market import PriceSeries, ProviderSummary, Spread
 from generator.results.metrics import MetricsResults
-from generator.results.model_pages import ModelPage, ServingLoad
+from generator.results.model_pages import ModelPage, RuntimeChoice, ServingLoad
 from generator.results.ownership import OwnershipInputs, OwnershipRow
 from generator.results.trends import TrendResults
 from generator.results.trust import GroupTrust
@@ -255,6 +255,17 @@ class ProvidersIndexContext:
 
 
 @dataclass(frozen=True)
+class RuntimeRow:
+    """One row of a serving page's 换一个推理框架 table: the page's load under one runtime."""
+
+    choice: RuntimeChoice
+    name: str  # the runtime's name (rules.yaml memory.inference.runtimes), e.g. llama.cpp
+    own: bool  # the runtime the page is sized and ranked under
+    calculator: str  # query string that opens the calculator with this runtime
+    allocates: str  # how the engine sizes memory under it (rules.yaml allocates_zh)
+
+
+@dataclass(frozen=True)
 class ModelContext:
     mp: ModelPage
     faq: list[tuple[str, str]]
@@ -263,6 +274,8 @@ class ModelContext:
     components: list[ComponentRow]
     speed_unconfirmed: Callable[[Option], bool]  # serving speed rests on an unconfirmed figure
     calculator: str  # query string that opens the calculator with this page's inputs
+    runtime_name: str  # the runtime the page is sized under (a GGUF page: llama.cpp), e.g. vLLM
+    runtime_rows: list[RuntimeRow]  # serving pages: the load under each runtime, the page's own first
 
 
 @dataclass(frozen=True)

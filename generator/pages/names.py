@@ -109,6 +109,7 @@ PRECISION_NAMES = {
     "nf4": "NF4（QLoRA 的 4 位格式）",
     "q4_k_m": "GGUF Q4_K_M",
     "q8_0": "GGUF Q8_0",
+    "iq1_s": "GGUF 1.58 位（MoE 专家 IQ1_S，其余 4–6 位）",
     "mixed": "混合精度（BF16 计算 + FP32 主权重）",
 }
 #: What each format is used for (the explainer page).
@@ -123,6 +124,7 @@ PRECISION_USES = {
     "nf4": "QLoRA 微调时底座模型的 4 位存储格式。",
     "q4_k_m": "llama.cpp / Ollama 常用的 4 位量化文件格式，适合本地部署。",
     "q8_0": "llama.cpp 的 8 位量化文件格式，几乎不掉精度。",
+    "iq1_s": "unsloth 的 DeepSeek-R1 动态量化：MoE 专家按 IQ1_S（约 1.56 位），注意力和前几层稠密层留 4–6 位，只用 llama.cpp 跑；质量明显下降，适合卡少时试用。",
 }
 OPTIMIZER_NAMES = {"adamw": "AdamW 优化器", "adamw-8bit": "8 位 AdamW 优化器", "sgd": "SGD 优化器"}
 VERDICT_CLASSES = {"成立": "holds", "部分成立": "partly", "不成立": "fails", "无法核实": "unknown"}
@@ -135,7 +137,7 @@ TREND_TOPIC_NAMES = {
 }
 
 _PRECISION_WORD = re.compile(
-    r"(?<![A-Za-z0-9_])(mixed 精度|fp32|bf16|fp16|fp8|int8|int4|mxfp4|nf4|q4_k_m|q8_0)(?![A-Za-z0-9_])"
+    r"(?<![A-Za-z0-9_])(mixed 精度|fp32|bf16|fp16|fp8|int8|int4|mxfp4|nf4|q4_k_m|q8_0|iq1_s)(?![A-Za-z0-9_])"
 )
 
 

@@ -15,6 +15,7 @@ from generator.engine import cost as costs
 from generator.engine.flags import request_flags
 from generator.engine.links import link_reason
 from generator.engine.recommend import Option, links_cards, scenario_requires_cuda
+from generator.engine.request import Request
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
@@ -554,7 +555,8 @@ def plan_model_pages(pl: _Planner) -> None:
     cat = pl.cat
     for mp in model_pages.with_format_pages(pl.results.models):
         kind = _kind_label(mp)
-        faq = _model_faq(mp, cat.rules.memory.inference.runtimes[cat.rules.defaults.runtime].name)
+        runtime = cat.rules.memory.inference.runtimes[mp.request.runtime].name
+        faq = _model_faq(mp, runtime)
         context = ctx.ModelContext(
             mp,
             faq,
@@ -563,6 +565,8 @@ def plan_model_pages(pl: _Planner) -> None:
             _component_rows(mp),
             model_pages.speed_unconfirmed,
             calculator_query(model_flags(cat, mp)),
+            runtime,
+            _runtime_rows(cat, mp),
         )
         # A format page names what it adds (fewer cards, the price per token): its own title, not the
         # main page's with the format in it (and not one more title for a generic 显存 query to wade through).
@@ -671,13 +675,28 @@ def _scenario_options(scenarios: dict[str, ScenarioResult], gpu: Gpu) -> list[ct
     return out
 
 
-def model_flags(cat: Catalogue, mp: model_pages.ModelPage) -> dict[str, str]:
-    """The calculator flags of a model page: its request and, for a serving page, the month of use of
-    the load it is priced at, so the calculator ranks the same job."""
-    flags = request_flags(cat, mp.model.id, mp.request, mp.job_tokens_b)
+def model_flags(cat: Catalogue, mp: model_pages.ModelPage, req: Request | None = None) -> dict[str, str]:
+    """The calculator flags of a model page: its request (or ``req``, the same load under another runtime)
+    and, for a serving page, the month of use of the load it is priced at, so the calculator ranks the same job."""
+    flags = request_flags(cat, mp.model.id, req or mp.request, mp.job_tokens_b)
     if mp.usage is not None:
         flags.update(usage_flags(cat, mp.usage))
     return flags
+
+
+def _runtime_rows(cat: Catalogue, mp: model_pages.ModelPage) -> list[ctx.RuntimeRow]:
+    """A serving page's 换一个推理框架 rows, each with the calculator link that carries its runtime."""
+    names = cat.rules.memory.inference.runtimes
+    return [
+        ctx.RuntimeRow(
+            ch,
+            names[ch.runtime].name,
+            ch.runtime is mp.request.runtime,
+            calculator_query(model_flags(cat, mp, ch.request)),
+            names[ch.runtime].allocates_zh,
+        )
+        for ch in mp.runtimes
+    ]
 
 
 def _page_name(mp: model_pages.ModelPage) -> str:

@@ -20,6 +20,7 @@ from generator.data.records import (
     Offload,
     OpenModel,
     Precision,
+    Runtime,
     Workload,
 )
 from generator.engine import recommend as recommend_module
@@ -93,6 +94,8 @@ class ModelPage:
     releases: tuple[ModelRelease, ...] = ()
     #: a language model's main inference page: its pages in the other published formats
     format_pages: tuple[ModelPage, ...] = ()
+    #: serving pages: the same load under every runtime, the page's own first (the 换一个推理框架 table)
+    runtimes: tuple[RuntimeChoice, ...] = ()
 
     @property
     def format_page(self) -> bool:
@@ -147,6 +150,34 @@ class ModelPage:
             return (int(o.tentative), o.measure_value if o.measure_value is not None else float("inf"), o.gpu.id)
 
         return min(options, key=key, default=None)
+
+
+@dataclass(frozen=True)
+class RuntimeChoice:
+    """A serving page's load under one runtime (``recommend --runtime``): the ranking that runtime gives,
+    and its option on the card the page picks, so the reader sees what changing the software changes
+    on the card they would rent."""
+
+    runtime: Runtime
+    request: Request  # the page's request with this runtime
+    rec: Recommendation
+    #: the option for the page's pick card under this runtime (None: the page has no pick)
+    on_pick: Option | None
+
+    @property
+    def pick(self) -> Option | None:
+        return self.rec.pick
+
+
+def format_runtime(cat: Catalogue, precision: Precision) -> Runtime:
+    """The runtime a page in ``precision`` is served with: ``rules.pages.model_pages.inference.format_runtimes``
+    (GGUF builds: llama.cpp), else ``rules.defaults.runtime``."""
+    return cat.rules.pages.model_pages.inference.format_runtimes.get(precision, cat.rules.defaults.runtime)
+
+
+def runs_somewhere(cat: Catalogue, precision: Precision, runtime: Runtime) -> bool:
+    """Whether the runtime's support table has a kernel for the format (on some card)."""
+    return bool(cat.rules.support.runtimes[runtime.value].formats.get(precision))
 
 
 def format_slug(model_id: str, precision: Precision) -> str:
@@ -242,15 +273,15 @@ def page_request(cat: Catalogue, model: OpenModel, workload: Workload) -> Reques
 
 def published_formats(cat: Catalogue, model: OpenModel) -> dict[Precision, tuple[ModelRelease, ...]]:
     """The formats a language model gets a page in besides its main inference page: those of its
-    published builds (models.yaml ``releases``) that the serving runtime's support table lists (a format
-    the table does not know is not one the site can say runs anywhere), other than the main page's."""
+    published builds (models.yaml ``releases``) that the format's runtime (:func:`format_runtime`: GGUF
+    with llama.cpp, the rest with vLLM) has a kernel for (a format its table does not run is not one the
+    site can say runs anywhere), other than the main page's. Only a format with a named release gets a page."""
     if model.kind is not ModelKind.llm:
         return {}
     main = page_request(cat, model, Workload.inference).precision
-    known = cat.rules.support.runtimes[cat.rules.defaults.runtime.value].formats
     out: dict[Precision, tuple[ModelRelease, ...]] = {}
     for r in model.releases:
-        if r.precision is not main and r.precision in known:
+        if r.precision is not main and runs_somewhere(cat, r.precision, format_runtime(cat, r.precision)):
             out[r.precision] = (*out.get(r.precision, ()), r)
     return out
 
@@ -270,17 +301,14 @@ def model_page(
     )
     req = page_request(cat, model, workload)
     if releases:
-        req = replace(req, precision=releases[0].precision)
+        precision = releases[0].precision
+        req = replace(req, precision=precision, runtime=format_runtime(cat, precision))
     serving = workload is Workload.inference and model.kind is ModelKind.llm
     load = serving_load(cat) if serving else None
     usage = load.usage if load is not None else Usage.from_rules(cat.rules)
     c = Constraints(usage=usage, require_cuda=cat.rules.defaults.require_cuda, job_tokens_b=job)
-    # Two models of the same shape ask the same question: rank the GPUs once per distinct request
-    # (the ranking is read-only afterwards, so the pages can share it).
-    key = (req, workload, job)
-    rec = sizer.rankings.get(key)
-    if rec is None:
-        rec = sizer.rankings[key] = recommend(cat, lambda gpu: sizer.size(req, gpu, job), workload, c)
+    rec = _ranking(cat, sizer, req, workload, job, c)
+    runtimes = runtime_choices(cat, sizer, req, rec, c) if serving else ()
     alt = None
     api: ApiComparisons = NO_API
     if model.kind is ModelKind.diffusion:
@@ -296,8 +324,36 @@ def model_page(
     if main and serving:
         formats = tuple(model_page(cat, model, workload, sizer, rs) for rs in published_formats(cat, model).values())
     return ModelPage(
-        model, workload, req, sizer.estimate(req), rec, job, alt, api, plans, usage, load, releases, formats
+        model, workload, req, sizer.estimate(req), rec, job, alt, api, plans, usage, load, releases, formats, runtimes
     )
+
+
+def _ranking(
+    cat: Catalogue, sizer: Sizer, req: Request, workload: Workload, job: float | None, c: Constraints
+) -> Recommendation:
+    """``recommend`` for the request. Two models of the same shape ask the same question: rank the GPUs
+    once per distinct request (the ranking is read-only afterwards, so the pages can share it)."""
+    key = (req, workload, job)
+    rec = sizer.rankings.get(key)
+    if rec is None:
+        rec = sizer.rankings[key] = recommend(cat, lambda gpu: sizer.size(req, gpu, job), workload, c)
+    return rec
+
+
+def runtime_choices(
+    cat: Catalogue, sizer: Sizer, req: Request, rec: Recommendation, c: Constraints
+) -> tuple[RuntimeChoice, ...]:
+    """The page's load under each runtime of ``rules.memory.inference.runtimes``, the page's own first:
+    each ranked as ``recommend --runtime`` ranks it, with its option on the page's pick card."""
+    pick = rec.pick.gpu.id if rec.pick else None
+    order = [req.runtime, *(r for r in cat.rules.memory.inference.runtimes if r is not req.runtime)]
+    out = []
+    for rt in order:
+        rreq = replace(req, runtime=rt)
+        rrec = rec if rt is req.runtime else _ranking(cat, sizer, rreq, Workload.inference, None, c)
+        on_pick = next((o for o in rrec.options if o.gpu.id == pick), None)
+        out.append(RuntimeChoice(rt, rreq, rrec, on_pick))
+    return tuple(out)
 
 
 def with_format_pages(pages: list[ModelPage]) -> list[ModelPage]:

@@ -13,7 +13,8 @@ export function weightBytes(arch, precision, mem, embeddingBits = null) {
   const bits = mem.bits_per_param[precision];
   if (mem.experts_only_formats.includes(precision)) {
     const experts = Math.min(arch.expert_params, arch.params);
-    return experts * bits / BITS_PER_BYTE + (arch.params - experts) * mem.embedding_bits / BITS_PER_BYTE;
+    const rest = (Object.hasOwn(mem.experts_only_rest_bits, precision) ? mem.experts_only_rest_bits[precision] : mem.embedding_bits);
+    return experts * bits / BITS_PER_BYTE + (arch.params - experts) * rest / BITS_PER_BYTE;
   }
   if (mem.embeddings_16bit_formats.includes(precision)) {
     const emb = Math.min(arch.embedding_params, arch.params);

@@ -125,8 +125,9 @@ function gemmTflops(gpu, precision, speed) {
 }
 
 function embeddingBits(prec, mem) {
-  const sixteen = mem.embeddings_16bit_formats.includes(prec) || mem.experts_only_formats.includes(prec);
-  return sixteen ? mem.embedding_bits : mem.bits_per_param[prec];
+  if (mem.experts_only_formats.includes(prec)) return (Object.hasOwn(mem.experts_only_rest_bits, prec) ? mem.experts_only_rest_bits[prec] : mem.embedding_bits);
+  if (mem.embeddings_16bit_formats.includes(prec)) return mem.embedding_bits;
+  return mem.bits_per_param[prec];
 }
 
 function touchedShare(arch, batch) {

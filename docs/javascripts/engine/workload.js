@@ -10,7 +10,7 @@ import { recommend } from "./recommend.js";
 import { Sizer, outputTokens, sizeWorkload } from "./sizing.js";
 
 export const WORKLOADS = ["inference", "lora", "qlora", "full", "pretrain"];
-export const PRECISIONS = ["fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "nf4", "q4_k_m", "q8_0", "mixed"];
+export const PRECISIONS = ["fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "nf4", "q4_k_m", "q8_0", "iq1_s", "mixed"];
 export const OPTIMIZERS = ["adamw", "adamw-8bit", "sgd"];
 export const OFFLOADS = ["none", "model"];
 export const RUNTIMES = ["vllm", "transformers", "llama.cpp"];
