@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 MINI = REPO / "tests" / "fixtures" / "mini"
@@ -142,6 +143,19 @@ def copy_repo_site(dest: Path) -> Path:
         shutil.copytree(REPO / name, root / name)
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
     return root
+
+
+def bundled_data_copy(tmp: Path) -> Path:
+    """A copy of the bundled data/ (without its schemas) under ``tmp``: the price imports validate
+    against all of it and write into its offers.yaml."""
+    shutil.copytree(REPO / "data", tmp / "data", ignore=shutil.ignore_patterns("schemas"))
+    return tmp
+
+
+def imported_offers(root: Path, prefix: str) -> dict[str, dict[str, object]]:
+    """The offers of ``root``'s offers.yaml whose id starts with an import's ``prefix``, by id."""
+    offers = yaml.safe_load((root / "data" / "offers.yaml").read_text(encoding="utf-8"))["offers"]
+    return {o["id"]: o for o in offers if o["id"].startswith(prefix)}
 
 
 @pytest.fixture(scope="session")

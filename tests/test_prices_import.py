@@ -9,12 +9,11 @@ fixtures' rows by hand.
 from __future__ import annotations
 
 import datetime as dt
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, bundled_data_copy, imported_offers
 
 from generator.cli.main import main
 from generator.data.import_map import load_import_map, map_path
@@ -28,8 +27,7 @@ PREFIX = "gpuhunt-lambdalabs-"
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A copy of the bundled data (the import validates against all of it)."""
-    shutil.copytree(REPO / "data", tmp_path / "data", ignore=shutil.ignore_patterns("schemas"))
-    return tmp_path
+    return bundled_data_copy(tmp_path)
 
 
 def run(root: Path, catalog: Path, as_of: str = "2026-11-30", *extra: str) -> int:
@@ -37,8 +35,7 @@ def run(root: Path, catalog: Path, as_of: str = "2026-11-30", *extra: str) -> in
 
 
 def imported(root: Path) -> dict[str, dict[str, object]]:
-    offers = yaml.safe_load((root / "data" / "offers.yaml").read_text(encoding="utf-8"))["offers"]
-    return {o["id"]: o for o in offers if o["id"].startswith("gpuhunt-")}
+    return imported_offers(root, "gpuhunt-")
 
 
 def catalog(tmp_path: Path, text: str, name: str = "lambdalabs.csv") -> Path:

@@ -9,12 +9,10 @@ fixture's rows by hand.
 from __future__ import annotations
 
 import datetime as dt
-import shutil
 from pathlib import Path
 
 import pytest
-import yaml
-from conftest import REPO
+from conftest import REPO, bundled_data_copy, imported_offers
 
 from generator.cli.main import main
 
@@ -26,8 +24,7 @@ PREFIX = "ocp-lambda-"
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A copy of the bundled data (the import validates against all of it)."""
-    shutil.copytree(REPO / "data", tmp_path / "data", ignore=shutil.ignore_patterns("schemas"))
-    return tmp_path
+    return bundled_data_copy(tmp_path)
 
 
 def run(root: Path, catalog: Path, *extra: str, as_of: str = "2026-11-30", provider: str = "lambda") -> int:
@@ -36,8 +33,7 @@ def run(root: Path, catalog: Path, *extra: str, as_of: str = "2026-11-30", provi
 
 
 def imported(root: Path) -> dict[str, dict[str, object]]:
-    offers = yaml.safe_load((root / "data" / "offers.yaml").read_text(encoding="utf-8"))["offers"]
-    return {o["id"]: o for o in offers if o["id"].startswith("ocp-")}
+    return imported_offers(root, "ocp-")
 
 
 def test_lambdas_rows_of_the_day_become_offers(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,6 +19,7 @@ import hashlib
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,6 +143,30 @@ def read_rows(text: str, name: str) -> tuple[list[CatalogRow], list[Problem]]:
     return rows, problems
 
 
+def cell_number(
+    text: str, bad: Callable[[str], None], *, whole: bool = False, empty: str | None = "is empty"
+) -> float | None:
+    """A catalog cell read as a finite number of at least 0 (and whole if asked), or None after telling
+    ``bad`` why not. An empty cell is None, reported with ``empty`` unless it is None (optional columns).
+    Shared by the gpuhunt and OpenComputePrices readers."""
+    if not text:
+        if empty is not None:
+            bad(empty)
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        bad(f"expected a number, got {text!r}")
+        return None
+    if not math.isfinite(value) or value < 0:
+        bad(f"expected a finite number of at least 0, got {text!r}")
+        return None
+    if whole and value != int(value):
+        bad(f"expected a whole number, got {text!r}")
+        return None
+    return value
+
+
 def _typed(
     values: list[str], where: dict[str, int], n: int, line: str, name: str, raw_flags: str
 ) -> tuple[CatalogRow | None, list[Problem]]:
@@ -152,23 +177,8 @@ def _typed(
         problems.append(Problem(name, n, where[column] + 1, column, message))
 
     def number(column: str, whole: bool = False, optional: bool = False) -> float | None:
-        text = raw[column]
-        if not text:
-            if not optional:
-                bad(column, "is empty; gpuhunt always writes it")
-            return None
-        try:
-            value = float(text)
-        except ValueError:
-            bad(column, f"expected a number, got {text!r}")
-            return None
-        if not math.isfinite(value) or value < 0:
-            bad(column, f"expected a finite number of at least 0, got {text!r}")
-            return None
-        if whole and value != int(value):
-            bad(column, f"expected a whole number, got {text!r}")
-            return None
-        return value
+        empty = None if optional else "is empty; gpuhunt always writes it"
+        return cell_number(raw[column], lambda message: bad(column, message), whole=whole, empty=empty)
 
     for column in ("instance_name", "location"):
         if not raw[column]:

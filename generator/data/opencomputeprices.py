@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import math
 
-from generator.data.gpuhunt import CatalogRow, Read, candidates, product_key
+from generator.data.gpuhunt import CatalogRow, Read, candidates, cell_number, product_key
 from generator.data.import_map import ImportMap
 from generator.data.problems import Problem
 
@@ -123,23 +122,9 @@ def _typed(
         problems.append(Problem(name, n, at[column] + 1, column, message))
 
     def number(column: str, whole: bool = False, optional: bool = False) -> float | None:
-        text = raw[column]
-        if not text:
-            if not optional:
-                bad(column, "is empty")
-            return None
-        try:
-            value = float(text)
-        except ValueError:
-            bad(column, f"expected a number, got {text!r}")
-            return None
-        if not math.isfinite(value) or value < 0:
-            bad(column, f"expected a finite number of at least 0, got {text!r}")
-            return None
-        if whole and value != int(value):
-            bad(column, f"expected a whole number, got {text!r}")
-            return None
-        return value
+        return cell_number(
+            raw[column], lambda message: bad(column, message), whole=whole, empty=None if optional else "is empty"
+        )
 
     if not raw["instance_type"]:
         bad("instance_type", "is empty; every row names its instance or offer")
