@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import MINI_BUILD_DATE, REPO
 
+from generator.data.catalogue import Catalogue
 from generator.data.records import Extra, FxRate, Provider
 from generator.data.validate import load_catalogue
 from generator.engine import cost
@@ -88,9 +89,6 @@ def test_a_provider_whose_stopped_instances_bill_charges_the_whole_month(mini: P
     assumption (a stopped instance bills only storage); with its sourced term "stopped instances still
     bill", the instance stays allocated: 730 h x ¥2 = ¥1,460, of which 630 h x ¥2 = ¥1,260 idle. The JS
     port (the calculator) gives the same from the tariffs the calculator ships."""
-    import json
-    import shutil
-    import subprocess
 
     usage = cost.Usage(hours_per_month=100, disk_gb=0, egress_gb_month=0, public_ip=False)
     cat, _ = load_catalogue(mini / "data", mini, build_date=MINI_BUILD_DATE)
@@ -108,26 +106,10 @@ def test_a_provider_whose_stopped_instances_bill_charges_the_whole_month(mini: P
     assert m.gpu_rent == pytest.approx(1460) and m.idle_rent == pytest.approx(1260)
     market = next(o for o in cat.offers if o.id == "m-4090-usd")  # Fixture Market has no such term
     assert cost.monthly_cost(market, 1, usage, cost.pricing_of(cat)).idle_rent == pytest.approx(0)
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed (CI has it)")
-    from generator.pages.calculator import calculator_data
-
-    data = calculator_data(cat)
-    engine = (Path(__file__).resolve().parent.parent / "docs" / "javascripts" / "engine" / "cost.js").as_uri()
-    script = (
-        f"import {{ Pricing, monthlyCost }} from {json.dumps(engine)};\n"
-        'import fs from "fs";\n'
-        'const d = JSON.parse(fs.readFileSync(0, "utf8"));\n'
-        "const p = new Pricing(d.rules.cost, d.fx, d.tariffs);\n"
-        "const o = d.offers.find((x) => x.id === 'c-4090-hour');\n"
-        "const m = monthlyCost(o, 1, {hours_per_month: 100, disk_gb: 0, egress_gb_month: 0, public_ip: false}, p);\n"
-        "console.log(JSON.stringify([m.gpu_rent, m.idle_rent]));\n"
+    js = js_monthly_cost(
+        cat, "c-4090-hour", {"hours_per_month": 100, "disk_gb": 0, "egress_gb_month": 0, "public_ip": False}
     )
-    run = subprocess.run([node, "--input-type=module", "-e", script], input=json.dumps(data),
-                         capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
-    assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout) == [pytest.approx(1460), pytest.approx(1260)]
+    assert [js["gpu_rent"], js["idle_rent"]] == [pytest.approx(1460), pytest.approx(1260)]
 
 
 STOPPED_DISK = """      - item: disk
@@ -147,9 +129,6 @@ def test_a_stopped_disk_rate_prices_the_hours_the_instance_is_stopped(mini: Path
     running rate must not be taken from it). 500 GB kept all month, the 4090 container used 100 of 730
     hours: 500 x (0.35 x 100 + 0.70 x 630) / 730 = 500 x 476 / 730 = ¥326.03 (¥175 without the stopped
     rate). The JS port gives the same."""
-    import json
-    import shutil
-    import subprocess
 
     path = mini / "data" / "providers.yaml"
     text = path.read_text(encoding="utf-8")
@@ -166,26 +145,10 @@ def test_a_stopped_disk_rate_prices_the_hours_the_instance_is_stopped(mini: Path
     # used every hour of the month, the disk is never stopped: the running rate alone
     full = cost.Usage(hours_per_month=730, disk_gb=500, egress_gb_month=0, public_ip=False)
     assert cost.monthly_cost(cloud, 1, full, cost.pricing_of(cat)).disk == pytest.approx(175)
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed (CI has it)")
-    from generator.pages.calculator import calculator_data
-
-    data = calculator_data(cat)
-    engine = (Path(__file__).resolve().parent.parent / "docs" / "javascripts" / "engine" / "cost.js").as_uri()
-    script = (
-        f"import {{ Pricing, monthlyCost }} from {json.dumps(engine)};\n"
-        'import fs from "fs";\n'
-        'const d = JSON.parse(fs.readFileSync(0, "utf8"));\n'
-        "const p = new Pricing(d.rules.cost, d.fx, d.tariffs);\n"
-        "const o = d.offers.find((x) => x.id === 'c-4090-hour');\n"
-        "const m = monthlyCost(o, 1, {hours_per_month: 100, disk_gb: 500, egress_gb_month: 0, public_ip: false}, p);\n"
-        "console.log(JSON.stringify(m.disk));\n"
+    js = js_monthly_cost(
+        cat, "c-4090-hour", {"hours_per_month": 100, "disk_gb": 500, "egress_gb_month": 0, "public_ip": False}
     )
-    run = subprocess.run([node, "--input-type=module", "-e", script], input=json.dumps(data),
-                         capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
-    assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout) == pytest.approx(500 * 476 / 730)
+    assert js["disk"] == pytest.approx(500 * 476 / 730)
 
 
 def test_runpod_prices_its_volume_disk_running_and_stopped() -> None:
@@ -216,3 +179,31 @@ def test_the_provider_page_names_the_stopped_disk_rate(mini: Path) -> None:
     page = generate(Project.at(mini, build_date=MINI_BUILD_DATE)).files["providers/fixture-cloud.md"].decode("utf-8")
     assert "| 存储（停机时） | ¥0.70/GB·月 | 2026-07-01 |" in page
     assert "数据盘整月保留：运行的小时按“运行时”的价格、其余小时按“停机时”的价格计。\n\n## " in page
+
+
+def js_monthly_cost(cat: Catalogue, offer_id: str, usage: dict[str, object]) -> dict[str, float]:
+    """The calculator's port (docs/javascripts/engine/cost.js) pricing one card of ``offer_id`` for
+    ``usage``, from the calculator's JSON of ``cat``; skips where node is missing (CI has it)."""
+    import json
+    import shutil
+    import subprocess
+
+    from generator.pages.calculator import calculator_data
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (CI has it)")
+    engine = (Path(__file__).resolve().parent.parent / "docs" / "javascripts" / "engine" / "cost.js").as_uri()
+    script = (
+        f"import {{ Pricing, monthlyCost }} from {json.dumps(engine)};\n"
+        'import fs from "fs";\n'
+        'const [d, id, usage] = JSON.parse(fs.readFileSync(0, "utf8"));\n'
+        "const p = new Pricing(d.rules.cost, d.fx, d.tariffs);\n"
+        "console.log(JSON.stringify(monthlyCost(d.offers.find((x) => x.id === id), 1, usage, p)));\n"
+    )
+    stdin = json.dumps([calculator_data(cat), offer_id, usage])
+    run = subprocess.run([node, "--input-type=module", "-e", script], input=stdin,
+                         capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    result: dict[str, float] = json.loads(run.stdout)
+    return result
