@@ -1153,10 +1153,28 @@ class FxFile(Record):
     rates: list[FxRate] = Field(description="Dated exchange rates used to show foreign prices in yuan.")
 
 
+#: A comparison page's slug, ``<gpu id>-vs-<gpu id>`` (its URL: compare/<slug>/).
+ComparisonSlug = Annotated[
+    str,
+    Field(
+        pattern=r"^[a-z0-9]+(?:[.-][a-z0-9]+)*-vs-[a-z0-9]+(?:[.-][a-z0-9]+)*$",
+        max_length=130,
+        description="A comparison page's slug: two GPU ids joined by '-vs-'.",
+    ),
+]
+
+
 class ComparisonsFile(Record):
     """data/comparisons.yaml"""
 
     comparisons: list[SearchedPair] = Field(description="GPU pairs people search for, each with its search phrase.")
+    retired: list[ComparisonSlug] = Field(
+        default_factory=list,
+        description=(
+            "Comparison pages that were published and are no longer computed (their URLs are known to "
+            "search engines): each gets a redirect page to the nearest current comparison."
+        ),
+    )
 
 
 class ModelsFile(Record):

@@ -274,6 +274,15 @@ class CompareContext:
 
 
 @dataclass(frozen=True)
+class CompareRedirectContext:
+    """A retired comparison URL: where the comparison now lives (``target``: a path under docs/)."""
+
+    slug: str
+    target: str  # e.g. compare/a100-pcie-40g-vs-rtx-4090-24g.md or compare/index.md
+    target_title: str
+
+
+@dataclass(frozen=True)
 class MetricsContext:
     """指标怎么看: the explainer's worked examples."""
 
@@ -324,6 +333,7 @@ PageContext = (
     | ClaimsContext
     | CompareContext
     | CompareIndexContext
+    | CompareRedirectContext
     | DeliveryContext
     | EditionsContext
     | EditorGuideContext
@@ -351,6 +361,7 @@ TEMPLATE_OF: dict[type, str] = {
     ClaimsContext: "claims.md.j2",
     CompareContext: "compare.md.j2",
     CompareIndexContext: "compare_index.md.j2",
+    CompareRedirectContext: "compare_redirect.md.j2",
     DeliveryContext: "delivery.md.j2",
     EditionsContext: "editions.md.j2",
     EditorGuideContext: "editor_guide.md.j2",

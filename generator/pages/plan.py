@@ -124,6 +124,7 @@ class _Planner:
         hide_toc: bool = False,
         nav_order: int | None = None,
         hide_nav: bool = False,
+        redirect: str | None = None,
     ) -> None:
         crumbs = ((HOME,) if path != "index.md" else ()) + trail + ((title, path),)
         jsonld = {"@context": "https://schema.org", "@graph": [breadcrumb_ld(self.site_url, crumbs), *extra_ld]}
@@ -141,6 +142,7 @@ class _Planner:
                 jsonld=jsonld,
                 lastmod=lastmod or self.cat.as_of.isoformat(),
                 nav_order=nav_order,
+                redirect=redirect,
             )
         )
 
@@ -173,6 +175,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
         plan_provider_index,
         plan_model_pages,
         plan_compare_pages,
+        plan_compare_redirects,
     ):
         plan_kind(pl)
     return pl.pages
@@ -599,6 +602,27 @@ def plan_compare_pages(pl: _Planner) -> None:
             SPECS_PRICES + (DataFile.scenarios.path,),
             trail=(COMPARE,),
             extra_ld=(faq_ld([(question, text)]),),
+        )
+
+
+def plan_compare_redirects(pl: _Planner) -> None:
+    """A page at each retired comparison URL (comparisons.yaml ``retired``) that sends readers and
+    search engines to the nearest current comparison (results.comparisons.redirects): a meta refresh
+    and a canonical link to it, kept out of the sitemap and the search index."""
+    for r in pl.results.redirects:
+        if r.target is None:
+            target, title = "compare/index.md", "GPU 对比"
+        else:
+            target, title = f"compare/{r.target.slug}.md", f"{r.target.a.name} 对比 {r.target.b.name}"
+        url = target.removesuffix("index.md").removesuffix(".md") + ("/" if not target.endswith("index.md") else "")
+        pl.add(
+            f"compare/{r.slug}.md",
+            f"此对比页已移至：{title}",
+            f"这个对比页已不再单独生成，内容见「{title}」。",
+            ctx.CompareRedirectContext(r.slug, target.removeprefix("compare/"), title),
+            (DataFile.comparisons.path,),
+            trail=(COMPARE,),
+            redirect=url,
         )
 
 
