@@ -176,6 +176,8 @@ class ScenarioContext:
     calculator: str  # query string that opens the calculator with this scenario's inputs
     requires_cuda: bool  # the scenario's field, else rules.yaml defaults.require_cuda
     job_note: str | None  # the pick's billing tier outlasts the reference job: "按月计费，至少付满 1 个月"
+    #: model pages of the same job (model, workload, request and month of use all equal): linked with their figures
+    same_job: tuple[ModelPage, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -436,8 +436,24 @@ def plan_scenario_pages(pl: _Planner) -> None:
             calculator_query(scenario_flags(cat, s.id, r.request, r.usage)),
             scenario_requires_cuda(s, cat.rules),
             _job_note(cat, pick),
+            _same_job(pl, r),
         )
         pl.add(f"scenarios/{s.id}.md", s.title, desc, context, pl.everything, trail=(SCENARIOS,), nav_order=order)
+
+
+def _same_job(pl: _Planner, r: ScenarioResult) -> tuple[model_pages.ModelPage, ...]:
+    """The model pages that price exactly this scenario's job: the same model and workload, the same
+    request (load, lengths, format) and the same month of use (llm-serving and the page of its model,
+    whose serving load is this scenario's). Constraints the scenario adds (domestic only, a budget, its
+    own CUDA rule, deadline or image volume) make another job."""
+    s = r.scenario
+    if s.domestic_only or s.require_cuda is not None or s.budget_cny_month or s.deadline_days or s.images_per_month:
+        return ()
+    return tuple(
+        p
+        for p in model_pages.with_format_pages(pl.results.models)
+        if p.model.id == s.model and p.workload is s.workload and p.request == r.request and p.usage == r.usage
+    )
 
 
 def plan_gpu_pages(pl: _Planner) -> None:
