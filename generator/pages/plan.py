@@ -631,10 +631,12 @@ def plan_compare_redirects(pl: _Planner) -> None:
         else:
             target, title = f"compare/{r.target.slug}.md", f"{r.target.a.name} 对比 {r.target.b.name}"
         url = target.removesuffix("index.md").removesuffix(".md") + ("/" if not target.endswith("index.md") else "")
+        # the retired pair by name (its slug where a GPU left the catalogue): titles stay unique
+        old = r.slug if r.gpus is None else " 对比 ".join(pl.cat.gpus[g].name for g in r.gpus)
         pl.add(
             f"compare/{r.slug}.md",
-            f"此对比页已移至：{title}",
-            f"这个对比页已不再单独生成，内容见「{title}」。",
+            f"{old}：此对比页已移至 {title}",
+            f"「{old}」的对比页已不再单独生成，内容见「{title}」。",
             ctx.CompareRedirectContext(r.slug, target.removeprefix("compare/"), title),
             (DataFile.comparisons.path,),
             trail=(COMPARE,),

@@ -117,6 +117,7 @@ class Redirect:
 
     slug: str  # the retired page's slug (compare/<slug>/)
     target: Comparison | None  # the nearest current comparison; None: the comparison index
+    gpus: tuple[str, str] | None = None  # the retired pair's GPU ids, when both are in the catalogue
 
 
 def _gpus_of(slug: str, known: Collection[str]) -> tuple[str, str] | None:
@@ -143,7 +144,7 @@ def redirects(retired: Sequence[str], pairs: Sequence[Comparison], rank: Mapping
         if slug in current:
             continue
         gpus = _gpus_of(slug, rank.keys())
-        out.append(Redirect(slug, None if gpus is None else _nearest(gpus, pairs, rank)))
+        out.append(Redirect(slug, None if gpus is None else _nearest(gpus, pairs, rank), gpus))
     return out
 
 
