@@ -56,3 +56,52 @@ def test_a_plan_naming_no_gpu_is_refused_at_its_line(tmp_path: Path) -> None:
     assert found is None
     text = render(problems)
     assert 'models[0].deployments[0].gpu: no GPU has id "h2o"' in text and text.startswith("data/models.yaml:")
+
+
+_PLANS = """    deployments:
+      - gpu: rtx-4090-24g
+        precision: bf16
+        label: 1 × RTX 4090（BF16）
+        cards: 1
+      - gpu: a100-sxm-80g
+        precision: bf16
+        label: 1 × A100 80GB（BF16）
+        cards: 1
+        load:
+          context: 2048
+          concurrency: 2
+          source: https://example.com/guide
+          quote: one A100 serves two 2k sequences
+"""
+
+
+def test_a_plan_is_sized_at_its_sourced_load_and_a_differing_card_count_is_shown(tmp_path: Path) -> None:
+    """Tiny fixture: Llama-2-13B gets two published plans. Worked by hand: its BF16 weights are
+    13.02e9 x 2 bytes = 24.25 GiB, more than a 4090's 21.6 GiB under vLLM's 0.9, so the engine needs
+    at least 2 cards where the plan says 1, and the page says so (the data keeps the 1). The A100 plan
+    states its own load: the row is sized at 2 sequences of 2,048 tokens, not the page's load."""
+    from generator.cli.main import main
+
+    def edit(data: Path) -> None:
+        replace_in(
+            data / "models.yaml",
+            "    license: Llama 2 Community License\n    source: https://huggingface.co/meta-llama/Llama-2-13b-hf",
+            _PLANS
+            + "    license: Llama 2 Community License\n    source: https://huggingface.co/meta-llama/Llama-2-13b-hf",
+        )
+
+    root = make_project(tmp_path, edit)
+    found, problems = load_catalogue(root / "data", root)
+    assert found is not None, problems
+    page = model_page(found, found.models["llama-2-13b"], Workload.inference, Sizer(found.rules))
+    geforce, a100 = page.plans
+    assert geforce.option is not None and geforce.option.cards == 2 and geforce.plan.cards == 1
+    assert (a100.precision_request.context, a100.precision_request.batch) == (2048, 2)
+    assert page.request.batch != 2  # the page's own load is another one
+    assert a100.option is not None and a100.option.cards == 1
+    assert main(["--root", str(root), "build", "--no-site"]) == 0
+    text = (root / "docs" / "models" / "llama-2-13b-inference.md").read_text(encoding="utf-8")
+    assert "× 2（发布者写 1 张）" in text
+    assert "发布者写 1 张卡，本站引擎按本页的负载算出至少要 2 张" in text
+    assert "按部署指南写的负载计算：每条序列 2,048 token、2 路并发（[来源](https://example.com/guide)" in text
+    assert "（发布者写" not in text.split("1 × A100 80GB（BF16）")[1].split("\n")[0]

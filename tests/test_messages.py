@@ -38,7 +38,7 @@ from generator.data.records import (
 from generator.data.validate import load_catalogue
 from generator.engine.calibration import GROUPS
 from generator.engine.exclusion import Exclusion, ExclusionKind
-from generator.engine.links import link_reason
+from generator.engine.links import fabric_reason, link_reason
 from generator.engine.reason import Reason, ReasonKind, Record
 from generator.engine.recommend import for_scenario
 from generator.pages import names as display
@@ -198,8 +198,15 @@ def test_link_reason_says_what_describe_link_said(bundled: Catalogue) -> None:
     # across servers (decision2): the fabric between them, not "全互联" for the whole plan (worked by hand)
     assert explain(link_reason(h100, 24, 8)) == (
         "3 台服务器、每台 8 张卡：台内卡间 NVLink 4 经 NVSwitch 全互联，每卡 900 GB/s，"
-        "台与台之间走机间网络（InfiniBand/RoCE）"
+        "台与台之间走平台提供的机间高速网络"
     )
+    # the offer's own fabric is named (decision2, #17): AWS sells EFA, not InfiniBand or RoCE
+    assert explain(link_reason(h100, 16, 8, fabric_reason("efa", 400))) == (
+        "2 台服务器、每台 8 张卡：台内卡间 NVLink 4 经 NVSwitch 全互联，每卡 900 GB/s，"
+        "台与台之间走 AWS EFA（Elastic Fabric Adapter）网络（每卡 400 Gb/s）"
+    )
+    assert explain(link_reason(h100, 16, 8, fabric_reason("roce", None))).endswith("台与台之间走 RoCE 网络")
+    assert explain(link_reason(h100, 16, 8, fabric_reason("none", None))).endswith("台与台之间走平台提供的机间高速网络")
     assert explain(link_reason(h100, 8, 8)) == explain(link_reason(h100, 8))
 
 

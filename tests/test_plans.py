@@ -26,7 +26,7 @@ from generator.engine import plans
 from generator.engine.exclusion import ExclusionKind
 from generator.engine.recommend import Option, Recommendation, _fabric, for_scenario, links_cards, scenario_usage
 from generator.engine.sizing import Sizer
-from generator.results.model_pages import model_page
+from generator.results.model_pages import model_page, model_pages, with_format_pages
 
 #: Instance counts the exhaustive search tries per offer (beyond the pruned search's stopping point
 #: for every bundled job).
@@ -168,6 +168,42 @@ def test_bundled_model_page_pick_is_the_cheapest_plan(model: str, workload: Work
     _check_recommendation(
         BUNDLED, page.rec, workload, costs.Usage.from_rules(BUNDLED.rules), f"{model}/{workload.value}"
     )
+
+
+def _check_every_model_page(cat: Catalogue) -> list[str]:
+    """Every model page the site writes (main pages and per-format pages), checked at the page's own
+    load and month of use (``page.usage``: the serving scenario's for serving pages); the slugs checked."""
+    checked = []
+    for page in with_format_pages(model_pages(cat, Sizer(cat.rules))):
+        usage = page.usage if page.usage is not None else costs.Usage.from_rules(cat.rules)
+        _check_recommendation(cat, page.rec, page.workload, usage, page.slug)
+        checked.append(page.slug)
+    return checked
+
+
+def test_every_bundled_model_page_pick_is_the_cheapest_plan() -> None:
+    """All model pages, the per-format pages (models/<id>-inference-<format>) included: each row's plan
+    is the cheapest for its GPU over every plan the exhaustive search finds, and the pick the minimum
+    of the page's own measure."""
+    checked = _check_every_model_page(BUNDLED)
+    formats = [s for s in checked if any(s.endswith(f"-inference-{f}") for f in ("fp8", "int4", "int8", "mxfp4"))]
+    assert formats, "no per-format page was checked"
+
+
+def test_the_check_catches_a_format_page_whose_pick_is_not_the_cheapest() -> None:
+    """Control: on a per-format page, put the second eligible option first and the check fails."""
+    page = model_page(BUNDLED, BUNDLED.models["llama-3.1-70b"], Workload.inference, Sizer(BUNDLED.rules))
+    fp8 = next(p for p in page.format_pages if p.slug.endswith("-fp8"))
+    eligible = [o for o in fp8.rec.options if o.eligible and o.plan is not None and not o.tentative]
+    assert len(eligible) >= 2
+    swapped = Recommendation(options=[eligible[1], eligible[0]], training_job=fp8.rec.training_job)
+    assert fp8.usage is not None
+    with pytest.raises(AssertionError):
+        _check_recommendation(BUNDLED, swapped, Workload.inference, fp8.usage, fp8.slug)
+
+
+def test_every_mini_model_page_pick_is_the_cheapest_plan(tmp_path: Path) -> None:
+    assert _check_every_model_page(_catalogue(make_project(tmp_path)))
 
 
 @pytest.mark.parametrize("model", ["gpt-oss-120b", "gpt-oss-20b"])

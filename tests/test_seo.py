@@ -65,7 +65,19 @@ def pages(built_site: Path) -> dict[str, Page]:
 
 
 def content_pages(pages: dict[str, Page]) -> dict[str, Page]:
-    return {k: v for k, v in pages.items() if k != "404.html"}
+    """Every page a search engine should index: not the 404 page, not a retired URL's redirect."""
+    return {k: v for k, v in pages.items() if k != "404.html" and v.meta.get("robots") != "noindex"}
+
+
+def test_redirect_pages_point_at_a_content_page(pages: dict[str, Page]) -> None:
+    """Retired comparison URLs (comparisons.yaml retired) are kept as noindex pages whose canonical
+    link and refresh name a page the site indexes, never another redirect or a missing page."""
+    indexed = {p.canonical for p in content_pages(pages).values()}
+    redirects = {k: v for k, v in pages.items() if v.meta.get("robots") == "noindex"}
+    assert redirects, "the bundled data retires comparison URLs; none became a redirect page"
+    for name, p in redirects.items():
+        assert name.startswith("compare/"), name
+        assert p.canonical in indexed, (name, p.canonical)
 
 
 def graph(page: Page) -> list[dict[str, Any]]:
@@ -174,7 +186,7 @@ def test_provider_pages_have_an_organization_with_its_offers(pages: dict[str, Pa
 def test_question_pages_have_faq(pages: dict[str, Page]) -> None:
     faq_pages = [
         k
-        for k in pages
+        for k in content_pages(pages)
         if k.startswith(("models/", "compare/")) and not k.endswith(("models/index.html", "compare/index.html"))
     ]
     assert len(faq_pages) > 50

@@ -195,13 +195,23 @@ def test_a_plan_beyond_one_server_is_not_called_all_linked_by_nvlink() -> None:
     """NVLink/NVSwitch join the GPUs of one server; 24 H100 are three 8-card servers joined by the
     provider's fabric, and the training assumption says so (not "卡间 NVLink 全互联" for all 24)."""
     assert describe_link(H100, 24, 8).startswith("3 台服务器、每台 8 张卡：台内卡间 NVLink")
-    assert "InfiniBand/RoCE" in describe_link(H100, 24, 8) and "InfiniBand" not in describe_link(H100, 8, 8)
+    assert "机间" in describe_link(H100, 24, 8) and "机间" not in describe_link(H100, 8, 8)
     req = Request.with_defaults(RULES.defaults, Workload.pretrain, LLAMA2_7B, Precision.bf16)
     from generator.pages.messages import assumption_text  # the sentence, record or text (house conversion)
 
     texts = [assumption_text(a) for a in training_hours(req, 1e9, H100, 24, RULES).assumptions]
     scaling = next(t for t in texts if "扩展效率" in t)
-    assert "3 台服务器" in scaling and "台与台之间走机间网络" in scaling, scaling
+    # sized without an offer: the speed assumes rules.yaml's unknown_fabric (InfiniBand), and says so
+    assert "3 台服务器" in scaling and "台与台之间走机间网络（未指定平台，速度按 InfiniBand 网络估算）" in scaling, (
+        scaling
+    )
+    # an offer's cluster names its own fabric (AWS P5: EFA at 400 Gb/s per GPU, providers.yaml)
+    from generator.engine.scaling import Cluster
+
+    efa = Cluster(8, "efa", 400)
+    on_aws = [assumption_text(a) for a in training_hours(req, 1e9, H100, 24, RULES, efa).assumptions]
+    aws = next(t for t in on_aws if "扩展效率" in t)
+    assert "台与台之间走 AWS EFA（Elastic Fabric Adapter）网络（每卡 400 Gb/s）" in aws and "InfiniBand" not in aws, aws
     eight = [assumption_text(a) for a in training_hours(req, 1e9, H100, 8, RULES).assumptions]
     one = next(t for t in eight if "扩展效率" in t)
     assert "台服务器" not in one and "全互联" in one

@@ -299,11 +299,19 @@ def test_recommend_json_gives_reasons_as_records_beside_the_words(
     options = json.loads(out)["options"]
     h100 = next(o for o in options if o["gpu"] == "h100-sxm-80g")
     records = h100["reason_records"]
-    assert {"kind": "cluster", "params": {"instances": 3, "server_cards": 8, "cards_billed": 24}} in records
+    # the mini provider sells InfiniBand at 400 Gb/s per GPU (tests/fixtures/mini/data/providers.yaml)
+    fabric = {"kind": "fabric_infiniband", "params": {"gbit": "400"}}
+    assert {
+        "kind": "cluster",
+        "params": {"instances": 3, "server_cards": 8, "cards_billed": 24, "fabric": fabric},
+    } in records
     kinds = [r["kind"] for r in records]
     assert kinds[0] == "memory" and "job" in kinds
     cluster = kinds.index("cluster")
-    assert h100["reasons"][cluster].startswith("租 3 台 8 卡服务器（共 24 张卡）")
+    assert (
+        h100["reasons"][cluster]
+        == "租 3 台 8 卡服务器（共 24 张卡），机间用平台提供的 InfiniBand 网络（每卡 400 Gb/s）组成集群"
+    )
     for o in options:
         assert len(o["reasons"]) == len(o["reason_records"]) + (1 if o["exclusion"] else 0)
 

@@ -53,6 +53,8 @@ class Catalogue:
     providers: dict[str, Provider]
     fx: list[FxRate]  #: exchange rates, in the editors' order
     searched: list[SearchedPair]  #: comparison pairs people search for (comparisons.yaml)
+    #: comparison slugs once published, now retired (comparisons.yaml ``retired``): redirect pages
+    retired_comparisons: list[str] = field(default_factory=list)
     #: public API prices of language models (data/api_prices.yaml, optional)
     api_prices: list[ApiPrice] = field(default_factory=list)
     #: the build date, an input (the command line reads ``SOURCE_DATE_EPOCH``, else the commit date

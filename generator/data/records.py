@@ -660,6 +660,18 @@ class ModelComponent(Record):
     note: Text | None = Field(default=None, description="How the count was read, if not stated by the source.")
 
 
+class DeploymentLoad(Record):
+    """The load a deployment guide states its plan for: the context it serves (and the concurrency,
+    where the guide says one). The page sizes the plan at it instead of the page's own load."""
+
+    context: int = Field(ge=1, le=2**24, description="Tokens per sequence the source states (e.g. 128k seqlen).")
+    concurrency: int | None = Field(
+        default=None, ge=1, le=4096, description="Concurrent sequences the source states; None: one sequence."
+    )
+    source: HttpUrl = Field(description="The deployment guide that states the load.")
+    quote: Quote = Field(description="The guide's own words for the load.")
+
+
 class DeploymentPlan(Record):
     """A way people serve a model (a card and a weight format); the engine sizes and prices it."""
 
@@ -667,6 +679,16 @@ class DeploymentPlan(Record):
     precision: Precision = Field(strict=False, description="Weight format the plan serves (fp8, int8, int4 …).")
     label: ShortText = Field(description="The plan as people name it, e.g. 8 × H20 96GB（满血 FP8）.")
     note: Text | None = Field(default=None, description="Why people choose it (what the engine's figures do not say).")
+    cards: int | None = Field(
+        default=None,
+        ge=1,
+        le=16384,
+        description="The card count the plan is published with (its label); the page shows where the engine "
+        "sizes another count. Never edited to agree with the engine.",
+    )
+    load: DeploymentLoad | None = Field(
+        default=None, description="The load the source states for this plan; None: the page's own serving load."
+    )
 
 
 class ModelRelease(Record):
@@ -1177,10 +1199,28 @@ class FxFile(Record):
     rates: list[FxRate] = Field(description="Dated exchange rates used to show foreign prices in yuan.")
 
 
+#: A comparison page's slug, ``<gpu id>-vs-<gpu id>`` (its URL: compare/<slug>/).
+ComparisonSlug = Annotated[
+    str,
+    Field(
+        pattern=r"^[a-z0-9]+(?:[.-][a-z0-9]+)*-vs-[a-z0-9]+(?:[.-][a-z0-9]+)*$",
+        max_length=130,
+        description="A comparison page's slug: two GPU ids joined by '-vs-'.",
+    ),
+]
+
+
 class ComparisonsFile(Record):
     """data/comparisons.yaml"""
 
     comparisons: list[SearchedPair] = Field(description="GPU pairs people search for, each with its search phrase.")
+    retired: list[ComparisonSlug] = Field(
+        default_factory=list,
+        description=(
+            "Comparison pages that were published and are no longer computed (their URLs are known to "
+            "search engines): each gets a redirect page to the nearest current comparison."
+        ),
+    )
 
 
 class ModelsFile(Record):

@@ -100,6 +100,7 @@ def load_catalogue(
         providers={p.id: p for p in _typed(records, DataFile.providers, ProvidersFile).providers},
         fx=list(_typed(records, DataFile.fx, FxFile).rates),
         searched=list(_typed(records, DataFile.comparisons, ComparisonsFile).comparisons),
+        retired_comparisons=list(_typed(records, DataFile.comparisons, ComparisonsFile).retired),
         build_date=build_date,
     )
     problems += cross_check(cat, docs)
@@ -502,6 +503,12 @@ def cross_check(cat: Catalogue, docs: dict[str, Document]) -> list[Problem]:
             at(DataFile.comparisons, ("comparisons", i), f"this pair is already listed at line {line}; remove one")
         else:
             seen[key] = i
+    retired: dict[str, int] = {}
+    for i, slug in enumerate(cat.retired_comparisons):
+        if slug in retired:
+            line = docs[DataFile.comparisons].mark(("retired", retired[slug])).line
+            at(DataFile.comparisons, ("retired", i), f"{slug} is already listed at line {line}; remove one")
+        retired[slug] = i
     for i, m in enumerate(cat.models.values()):
         if m.kind.value == "llm" and None in (m.layers, m.hidden, m.heads, m.vocab):
             at(DataFile.models, ("models", i), "an llm needs layers, hidden, heads and vocab for the memory estimate")

@@ -16,6 +16,7 @@ from __future__ import annotations
 from generator.data.records import Gpu, LinkTopology
 from generator.data.rules import LinkKind, MemoryRules, SpeedRules
 from generator.engine.reason import Param, Reason, ReasonKind
+from generator.engine.scaling import Cluster, Fabric
 from generator.engine.units import GIGA
 
 #: A bridge joins this many cards.
@@ -45,16 +46,43 @@ def link_kind(gpu: Gpu, cards: int, rules: MemoryRules) -> LinkKind:
     return LinkKind.pcie
 
 
-def link_reason(gpu: Gpu, cards: int, node_cards: int | None = None) -> Reason:
+#: The reason kind naming each fabric a provider sells (``none`` never joins servers).
+_FABRIC: dict[Fabric, ReasonKind] = {
+    "infiniband": ReasonKind.fabric_infiniband,
+    "roce": ReasonKind.fabric_roce,
+    "efa": ReasonKind.fabric_efa,
+}
+
+
+def fabric_reason(kind: Fabric | None, gbit_per_gpu: float | None = None) -> Reason:
+    """The fabric between servers as a record: the provider's own (InfiniBand, RoCE, AWS EFA, with its
+    bandwidth per GPU where stated), or ``fabric_any`` where no offer is chosen (``kind`` None or none)."""
+    if kind is None or kind not in _FABRIC:
+        return Reason(ReasonKind.fabric_any)
+    params: dict[str, Param] = {} if gbit_per_gpu is None else {"gbit": f"{gbit_per_gpu:g}"}
+    return Reason(_FABRIC[kind], params)
+
+
+def cluster_fabric_reason(cluster: Cluster | None, assumed: Fabric) -> Reason:
+    """The fabric of ``cluster`` (an offer's servers); None: cards sized without an offer, whose speed
+    assumes ``assumed`` (rules.yaml ``scaling.unknown_fabric``), and the record says so."""
+    if cluster is None:
+        return Reason(ReasonKind.fabric_assumed, {"fabric": fabric_reason(assumed)})
+    return fabric_reason(cluster.fabric, cluster.gbit_per_gpu)
+
+
+def link_reason(gpu: Gpu, cards: int, node_cards: int | None = None, fabric: Reason | None = None) -> Reason:
     """The cards' connection, from the interconnect fields (never "only PCIe" for a card that has a
     bridge), as a record the message table words (``link_*``). With ``node_cards`` (the cards one server
     holds) and more cards than that, the plan spans servers: the link inside each server, and the
-    provider's fabric between them (``link_multi_node``), never "all linked by NVLink"."""
+    fabric between them (``link_multi_node``; ``fabric``: the offer's, see :func:`fabric_reason`;
+    None: ``fabric_any``), never "all linked by NVLink"."""
     if node_cards is not None and cards > node_cards:
         nodes = -(-cards // node_cards)
+        between = fabric if fabric is not None else Reason(ReasonKind.fabric_any)
         return Reason(
             ReasonKind.link_multi_node,
-            {"nodes": nodes, "node_cards": node_cards, "inner": link_reason(gpu, node_cards)},
+            {"nodes": nodes, "node_cards": node_cards, "inner": link_reason(gpu, node_cards), "fabric": between},
         )
     params: dict[str, Param] = {"pcie_gen": gpu.pcie_gen}
     if gpu.interconnect is not None:

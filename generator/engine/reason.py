@@ -80,6 +80,12 @@ class ReasonKind(StrEnum):
     link_bridged_pairs = "link_bridged_pairs"  # bridged pairs that talk over PCIe
     fabric_slower = "fabric_slower"  # the fabric between servers is slower per GPU than the published runs
     link_multi_node = "link_multi_node"  # several servers: the link inside each (inner), a fabric between them
+    # the fabric between servers (engine.links.fabric_reason, nested in link_multi_node and cluster)
+    fabric_infiniband = "fabric_infiniband"  # the provider sells InfiniBand (gbit: per GPU)
+    fabric_roce = "fabric_roce"  # the provider sells RoCE (gbit: per GPU)
+    fabric_efa = "fabric_efa"  # AWS's Elastic Fabric Adapter (gbit: per GPU)
+    fabric_assumed = "fabric_assumed"  # no offer: the speed assumes rules.yaml scaling.unknown_fabric (fabric)
+    fabric_any = "fabric_any"  # no offer chosen yet: whatever fabric the provider sells
     # why a format does not run (engine.support.refusal, nested in an unsupported_format exclusion)
     format_below_cc = "format_below_cc"  # the kernels' compute-capability floors, above the card's
     format_no_nvidia_kernel = "format_no_nvidia_kernel"  # the runtime has no kernel for NVIDIA cards

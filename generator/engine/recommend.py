@@ -19,10 +19,10 @@ from generator.data.catalogue import Catalogue
 from generator.data.records import Billing, Delivery, Fabric, Gpu, Offer, Scenario, Vendor, Workload
 from generator.data.rules import Rules
 from generator.engine import cost as costs
-from generator.engine import plans, speed, support
+from generator.engine import plans, scaling, speed, support
 from generator.engine.delivery import delivery_form
 from generator.engine.exclusion import Exclusion, ExclusionKind
-from generator.engine.links import link_reason
+from generator.engine.links import fabric_reason, link_reason
 from generator.engine.reason import Param, Reason, ReasonKind
 from generator.engine.sizing import Sizer, Sizing, scenario_request
 from generator.formats import cny
@@ -290,6 +290,13 @@ def _measure(workload: Workload, sizing: Sizing, c: Constraints) -> plans.Measur
     return plans.Measure.monthly
 
 
+def _fabric_words(fabric: Fabric | None) -> Reason:
+    """The record naming a provider's fabric (``fabric_any`` where none is stated)."""
+    if fabric is None:
+        return fabric_reason(None)
+    return fabric_reason(scaling.cluster_of(1, fabric).fabric, fabric.gbps_per_gpu)
+
+
 def _fabric(cat: Catalogue, offer: Offer) -> Fabric | None:
     """The cross-host fabric the offer's provider sells for its GPU's instance family (None: not stated)."""
     provider = cat.providers.get(offer.provider)
@@ -389,7 +396,7 @@ def recommend(cat: Catalogue, sizing_for: SizingFor, workload: Workload, c: Cons
     options = [evaluate_gpu(g, sizing_for, cat, workload, c) for g in cat.gpus.values()]
     options.sort(key=lambda o: (*o.sort_key(training_job), o.gpu.id))
     for o in options:
-        o.reasons = _reasons(o, training_job, cat.rules)
+        o.reasons = _reasons(o, training_job, cat.rules, lambda offer: _fabric(cat, offer))
     return Recommendation(options=options, training_job=training_job)
 
 
@@ -462,8 +469,9 @@ def form_note(offer: Offer, delivery: Delivery) -> Reason | None:
     return None
 
 
-def _reasons(o: Option, training_job: bool, rules: Rules) -> list[Reason]:
-    """The reasons shown next to an option, as records (the pages' message table words them)."""
+def _reasons(o: Option, training_job: bool, rules: Rules, fabric_of: plans.FabricOf) -> list[Reason]:
+    """The reasons shown next to an option, as records (the pages' message table words them);
+    ``fabric_of``: the fabric an offer's provider sells (a cluster names it)."""
     out: list[Reason] = []
     s = o.sizing
     if o.cards is not None:
@@ -487,7 +495,12 @@ def _reasons(o: Option, training_job: bool, rules: Rules) -> list[Reason]:
         out.append(
             Reason(
                 ReasonKind.cluster,
-                {"instances": plan.instances, "server_cards": plan.offer.cards, "cards_billed": plan.cards_billed},
+                {
+                    "instances": plan.instances,
+                    "server_cards": plan.offer.cards,
+                    "cards_billed": plan.cards_billed,
+                    "fabric": _fabric_words(fabric_of(plan.offer)),
+                },
             )
         )
     elif o.cards is not None and o.cards_billed and o.cards_billed > o.cards:

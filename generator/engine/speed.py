@@ -30,7 +30,13 @@ from generator.data.rules import LinkKind, MemoryRules, Rules, ServingRules, Spe
 from generator.engine import memory
 from generator.engine.arch import Arch
 from generator.engine.footprint import default_kv_precision, kv_bytes_per_sequence, parallel_layout, weight_bytes
-from generator.engine.links import allreduce_seconds, link_gbps_per_direction, link_kind, link_reason
+from generator.engine.links import (
+    allreduce_seconds,
+    cluster_fabric_reason,
+    link_gbps_per_direction,
+    link_kind,
+    link_reason,
+)
 from generator.engine.reason import Param, Reason, ReasonKind
 from generator.engine.request import Assumption, Request
 from generator.engine.scaling import Cluster, cluster_scaling
@@ -289,7 +295,7 @@ def training_hours(
     node_cards = (cluster or default_cluster(all_rules)).gpus_per_node
     scaling: dict[str, Param] = {
         "cards": str(cards),
-        "link": link_reason(gpu, cards, node_cards),
+        "link": link_reason(gpu, cards, node_cards, cluster_fabric_reason(cluster, rules.scaling.unknown_fabric)),
         "efficiency": f"{eff:.0%}",
     }
     slower = slower_fabric(gpu, cards, cluster, all_rules)

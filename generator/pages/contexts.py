@@ -176,6 +176,8 @@ class ScenarioContext:
     calculator: str  # query string that opens the calculator with this scenario's inputs
     requires_cuda: bool  # the scenario's field, else rules.yaml defaults.require_cuda
     job_note: str | None  # the pick's billing tier outlasts the reference job: "按月计费，至少付满 1 个月"
+    #: model pages of the same job (model, workload, request and month of use all equal): linked with their figures
+    same_job: tuple[ModelPage, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -288,6 +290,15 @@ class CompareContext:
 
 
 @dataclass(frozen=True)
+class CompareRedirectContext:
+    """A retired comparison URL: where the comparison now lives (``target``: a path under docs/)."""
+
+    slug: str
+    target: str  # e.g. compare/a100-pcie-40g-vs-rtx-4090-24g.md or compare/index.md
+    target_title: str
+
+
+@dataclass(frozen=True)
 class MetricsContext:
     """指标怎么看: the explainer's worked examples."""
 
@@ -338,6 +349,7 @@ PageContext = (
     | ClaimsContext
     | CompareContext
     | CompareIndexContext
+    | CompareRedirectContext
     | DeliveryContext
     | EditionsContext
     | EditorGuideContext
@@ -365,6 +377,7 @@ TEMPLATE_OF: dict[type, str] = {
     ClaimsContext: "claims.md.j2",
     CompareContext: "compare.md.j2",
     CompareIndexContext: "compare_index.md.j2",
+    CompareRedirectContext: "compare_redirect.md.j2",
     DeliveryContext: "delivery.md.j2",
     EditionsContext: "editions.md.j2",
     EditorGuideContext: "editor_guide.md.j2",

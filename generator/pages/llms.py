@@ -56,7 +56,8 @@ def llms_txt(site_name: str, summary: str, site_url: str, pages: Sequence[Page])
         "## 页面",
         "",
     ]
-    lines += [f"- [{_text(p.title)}]({page_url(site_url, p.path)}): {_text(clip(p.description, 200))}" for p in pages]
+    listed = [p for p in pages if p.redirect is None]  # a retired URL's redirect page is not content
+    lines += [f"- [{_text(p.title)}]({page_url(site_url, p.path)}): {_text(clip(p.description, 200))}" for p in listed]
     lines += ["", "## 开放数据", ""]
     for name, what, fields in DATA_FILES:
         tail = f"; fields: {', '.join(fields)}" if fields else ""

@@ -63,7 +63,7 @@ REASON_ZH: dict[ReasonKind, str] = {
     ReasonKind.month_by_use: "按小时计费，每月（按用 {hours} 小时）合计约 {total}（GPU 租金占 {gpu_share}）",
     ReasonKind.month_fixed: "按月计费，每月（按用 {hours} 小时）合计约 {total}（GPU 租金占 {gpu_share}）",
     ReasonKind.cluster: (
-        "租 {instances} 台 {server_cards} 卡服务器（共 {cards_billed} 张卡），机间用平台提供的 InfiniBand/RoCE 高速网络组成集群"
+        "租 {instances} 台 {server_cards} 卡服务器（共 {cards_billed} 张卡），机间用平台提供的{fabric}组成集群"
     ),
     ReasonKind.idle_cards: "报价按整机 {cards_billed} 张卡计费，其中 {idle_cards} 张闲置也要付钱",
     ReasonKind.replicas: "租用的 {cards_billed} 张卡同时跑 {replicas} 份模型副本",
@@ -101,9 +101,12 @@ REASON_ZH: dict[ReasonKind, str] = {
     ),
     ReasonKind.link_bridged: "两张卡用 {link} 桥接[，每卡 {gbps} GB/s]",
     ReasonKind.link_bridged_pairs: "{link} 只能两两桥接，桥接对之间走 PCIe {pcie_gen}.0",
-    ReasonKind.link_multi_node: (
-        "{nodes} 台服务器、每台 {node_cards} 张卡：台内{inner}，台与台之间走机间网络（InfiniBand/RoCE）"
-    ),
+    ReasonKind.link_multi_node: ("{nodes} 台服务器、每台 {node_cards} 张卡：台内{inner}，台与台之间走{fabric}"),
+    ReasonKind.fabric_infiniband: "InfiniBand 网络[（每卡 {gbit} Gb/s）]",
+    ReasonKind.fabric_roce: "RoCE 网络[（每卡 {gbit} Gb/s）]",
+    ReasonKind.fabric_efa: "AWS EFA（Elastic Fabric Adapter）网络[（每卡 {gbit} Gb/s）]",
+    ReasonKind.fabric_assumed: "机间网络（未指定平台，速度按{fabric}估算）",
+    ReasonKind.fabric_any: "平台提供的机间高速网络",
     ReasonKind.format_below_cc: "{runtime} 的 {floors}，这张卡是 {cc}",
     ReasonKind.format_no_nvidia_kernel: "{runtime} 在 NVIDIA 卡上没有 {format} 的实现",
     ReasonKind.format_no_vendor_kernel: "{runtime} 在 {vendor} 的卡上没有 {format} 的实现",

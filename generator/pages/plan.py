@@ -126,6 +126,7 @@ class _Planner:
         hide_toc: bool = False,
         nav_order: int | None = None,
         hide_nav: bool = False,
+        redirect: str | None = None,
     ) -> None:
         crumbs = ((HOME,) if path != "index.md" else ()) + trail + ((title, path),)
         jsonld = {"@context": "https://schema.org", "@graph": [breadcrumb_ld(self.site_url, crumbs), *extra_ld]}
@@ -143,6 +144,7 @@ class _Planner:
                 jsonld=jsonld,
                 lastmod=lastmod or self.cat.as_of.isoformat(),
                 nav_order=nav_order,
+                redirect=redirect,
             )
         )
 
@@ -175,6 +177,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
         plan_provider_index,
         plan_model_pages,
         plan_compare_pages,
+        plan_compare_redirects,
     ):
         plan_kind(pl)
     return pl.pages
@@ -435,8 +438,24 @@ def plan_scenario_pages(pl: _Planner) -> None:
             calculator_query(scenario_flags(cat, s.id, r.request, r.usage)),
             scenario_requires_cuda(s, cat.rules),
             _job_note(cat, pick),
+            _same_job(pl, r),
         )
         pl.add(f"scenarios/{s.id}.md", s.title, desc, context, pl.everything, trail=(SCENARIOS,), nav_order=order)
+
+
+def _same_job(pl: _Planner, r: ScenarioResult) -> tuple[model_pages.ModelPage, ...]:
+    """The model pages that price exactly this scenario's job: the same model and workload, the same
+    request (load, lengths, format) and the same month of use (llm-serving and the page of its model,
+    whose serving load is this scenario's). Constraints the scenario adds (domestic only, a budget, its
+    own CUDA rule, deadline or image volume) make another job."""
+    s = r.scenario
+    if s.domestic_only or s.require_cuda is not None or s.budget_cny_month or s.deadline_days or s.images_per_month:
+        return ()
+    return tuple(
+        p
+        for p in model_pages.with_format_pages(pl.results.models)
+        if p.model.id == s.model and p.workload is s.workload and p.request == r.request and p.usage == r.usage
+    )
 
 
 def plan_gpu_pages(pl: _Planner) -> None:
@@ -604,6 +623,29 @@ def plan_compare_pages(pl: _Planner) -> None:
             SPECS_PRICES + (DataFile.scenarios.path,),
             trail=(COMPARE,),
             extra_ld=(faq_ld([(question, text)]),),
+        )
+
+
+def plan_compare_redirects(pl: _Planner) -> None:
+    """A page at each retired comparison URL (comparisons.yaml ``retired``) that sends readers and
+    search engines to the nearest current comparison (results.comparisons.redirects): a meta refresh
+    and a canonical link to it, kept out of the sitemap and the search index."""
+    for r in pl.results.redirects:
+        if r.target is None:
+            target, title = "compare/index.md", "GPU 对比"
+        else:
+            target, title = f"compare/{r.target.slug}.md", f"{r.target.a.name} 对比 {r.target.b.name}"
+        url = target.removesuffix("index.md").removesuffix(".md") + ("/" if not target.endswith("index.md") else "")
+        # the retired pair by name (its slug where a GPU left the catalogue): titles stay unique
+        old = r.slug if r.gpus is None else " 对比 ".join(pl.cat.gpus[g].name for g in r.gpus)
+        pl.add(
+            f"compare/{r.slug}.md",
+            f"{old}：此对比页已移至 {title}",
+            f"「{old}」的对比页已不再单独生成，内容见「{title}」。",
+            ctx.CompareRedirectContext(r.slug, target.removeprefix("compare/"), title),
+            (DataFile.comparisons.path,),
+            trail=(COMPARE,),
+            redirect=url,
         )
 
 

@@ -44,6 +44,7 @@ class Page:
     jsonld: Mapping[str, Any] | None = None  # structured data for search engines
     lastmod: str | None = None  # ISO date of the data the page shows (sitemap lastmod)
     nav_order: int | None = None  # place among pages a nav pattern matches (generator.publish.plugin)
+    redirect: str | None = None  # a retired URL: the site path it now sends to (templates/overrides/main.html)
 
     @property
     def template(self) -> str:
@@ -99,6 +100,7 @@ def render_page(env: jinja2.Environment, page: Page, common: Mapping[str, Any]) 
         f"description: {escape.yaml_str(page.description)}\n"
         + (f"lastmod: {escape.yaml_str(page.lastmod)}\n" if page.lastmod else "")
         + (f"nav_order: {page.nav_order}\n" if page.nav_order is not None else "")
+        + (f"redirect: {escape.yaml_str(page.redirect)}\n" if page.redirect else "")
         + ("hide:\n" if page.hide_toc or page.hide_nav else "")
         + ("  - navigation\n" if page.hide_nav else "")
         + ("  - toc\n" if page.hide_toc else "")

@@ -9,7 +9,7 @@ alternatives; and the pairs people search for, listed with their search phrase i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -109,3 +109,60 @@ def verdict(pair: Comparison, jobs: list[JobRow], hour_price: dict[str, float | 
 
 def comparisons_for(pairs: list[Comparison], gpu_id: str) -> list[Comparison]:
     return [p for p in pairs if gpu_id in (p.a.id, p.b.id)]
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """A retired comparison URL and the current page it sends readers (and search engines) to."""
+
+    slug: str  # the retired page's slug (compare/<slug>/)
+    target: Comparison | None  # the nearest current comparison; None: the comparison index
+    gpus: tuple[str, str] | None = None  # the retired pair's GPU ids, when both are in the catalogue
+
+
+def _gpus_of(slug: str, known: Collection[str]) -> tuple[str, str] | None:
+    """The two GPU ids of ``a-vs-b`` when both are in the catalogue (ids may hold '-', so every split is tried)."""
+    parts = slug.split("-vs-")
+    for i in range(1, len(parts)):
+        a, b = "-vs-".join(parts[:i]), "-vs-".join(parts[i:])
+        if a in known and b in known:
+            return a, b
+    return None
+
+
+def redirects(retired: Sequence[str], pairs: Sequence[Comparison], rank: Mapping[str, int]) -> list[Redirect]:
+    """A redirect for each retired slug that is not a current page again, to the nearest current page.
+
+    Nearest: the same two GPUs in the other order; else a page that keeps one of the two GPUs and
+    puts beside it the GPU closest on the ladder to the one that is gone (``rank``: GPU id -> place),
+    ties by slug; else (neither GPU has a page, or a GPU left the catalogue) the comparison index.
+    Deterministic: the data (the retired list, the current pairs, the ladder) decide it.
+    """
+    current = {p.slug for p in pairs}
+    out: list[Redirect] = []
+    for slug in retired:
+        if slug in current:
+            continue
+        gpus = _gpus_of(slug, rank.keys())
+        out.append(Redirect(slug, None if gpus is None else _nearest(gpus, pairs, rank), gpus))
+    return out
+
+
+def _nearest(gpus: tuple[str, str], pairs: Sequence[Comparison], rank: Mapping[str, int]) -> Comparison | None:
+    """The current pair nearest to the retired pair ``gpus`` (see :func:`redirects`)."""
+    wanted = set(gpus)
+    best: tuple[int, str] | None = None
+    found: Comparison | None = None
+    for p in pairs:
+        have = {p.a.id, p.b.id}
+        if have == wanted:
+            return p
+        kept = have & wanted
+        if len(kept) != 1:
+            continue
+        (other,) = have - kept
+        (gone,) = wanted - kept
+        key = (abs(rank[other] - rank[gone]), p.slug)
+        if best is None or key < best:
+            best, found = key, p
+    return found

@@ -17,7 +17,7 @@ from generator.data.records import OpenModel
 from generator.engine.sizing import Sizer
 from generator.results.buyers import BuyerResult, buyer_results
 from generator.results.claims import ClaimResult, claim_results
-from generator.results.comparisons import Comparison, comparison_pairs
+from generator.results.comparisons import Comparison, Redirect, comparison_pairs, redirects
 from generator.results.ladder import ladder
 from generator.results.market import ProviderSummary, Spread, market_spreads, provider_summaries
 from generator.results.metrics import MetricsResults, metrics_results
@@ -35,6 +35,7 @@ class Results:
     scenarios: dict[str, ScenarioResult]
     models: list[ModelPage]  # one per model and workload
     pairs: list[Comparison]  # GPU comparisons that get a page
+    redirects: list[Redirect]  # retired comparison URLs (comparisons.yaml retired) and where they point
     fits: dict[str, list[tuple[OpenModel, int | None]]]  # per GPU: cards each LLM needs (GPU pages)
     spreads: dict[str, list[Spread]]  # per GPU: market spread per delivery form (current offers)
     providers: list[ProviderSummary]  # per provider: its current and history offers
@@ -68,6 +69,7 @@ def evaluate(cat: Catalogue) -> Results:
         scenarios=scenarios,
         models=models,
         pairs=pairs,
+        redirects=redirects(cat.retired_comparisons, pairs, places),
         fits=cards_to_fit(cat, sizer),
         spreads=market_spreads(cat),
         providers=provider_summaries(cat),

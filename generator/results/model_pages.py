@@ -198,11 +198,14 @@ class PlanResult:
 
 
 def plan_results(cat: Catalogue, model: OpenModel, req: Request, sizer: Sizer, usage: Usage) -> tuple[PlanResult, ...]:
-    """Each plan at the page's lengths, load and month of use, in its own format. Plans name their card,
+    """Each plan at the page's lengths, load and month of use, in its own format (a plan whose source
+    states its load, ``plan.load``, at that context and concurrency instead). Plans name their card,
     so the CUDA rule does not rule any out; a non-NVIDIA option still says its code must move off CUDA."""
     out = []
     for plan in model.deployments:
         preq = replace(req, precision=plan.precision)
+        if plan.load is not None:  # the guide's own load: its context, its concurrency (else one sequence)
+            preq = replace(preq, context=plan.load.context, batch=plan.load.concurrency or 1)
         c = Constraints(usage=usage, require_cuda=False)
         rec = recommend(cat, partial(_size, sizer, preq), Workload.inference, c)
         option = next((o for o in rec.options if o.gpu.id == plan.gpu), None)

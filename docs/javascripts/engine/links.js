@@ -30,10 +30,23 @@ export function linkKind(gpu, cards, mem) {
   return "pcie";
 }
 
-/** link_reason: the cards' connection as a reason record (link_*); beyond `nodeCards` a link_multi_node record. */
-export function linkReason(gpu, cards, nodeCards = null) {
+/** _FABRIC: the reason kind naming each fabric a provider sells (`none` never joins servers). */
+const FABRIC = { infiniband: "fabric_infiniband", roce: "fabric_roce", efa: "fabric_efa" };
+
+/** fabric_reason: the provider's fabric as a record ({kind, gbps_per_gpu} or null; fabric_any where none is stated). */
+export function fabricReason(fabric) {
+  if (fabric === null || fabric === undefined || !Object.hasOwn(FABRIC, fabric.kind)) return reason("fabric_any");
+  const params = fabric.gbps_per_gpu === null || fabric.gbps_per_gpu === undefined ? {} : { gbit: general(fabric.gbps_per_gpu) };
+  return reason(FABRIC[fabric.kind], params);
+}
+
+/** link_reason: the cards' connection as a reason record (link_*); beyond `nodeCards` a link_multi_node
+ * record naming `fabric` (a fabric record; null: fabric_any). */
+export function linkReason(gpu, cards, nodeCards = null, fabric = null) {
   if (nodeCards !== null && cards > nodeCards) {
-    return reason("link_multi_node", { nodes: Math.ceil(cards / nodeCards), node_cards: nodeCards, inner: linkReason(gpu, nodeCards) });
+    return reason("link_multi_node", {
+      nodes: Math.ceil(cards / nodeCards), node_cards: nodeCards, inner: linkReason(gpu, nodeCards), fabric: fabric || reason("fabric_any"),
+    });
   }
   const params = { pcie_gen: gpu.pcie_gen };
   if (gpu.interconnect !== null) params.link = gpu.interconnect;

@@ -3,7 +3,7 @@
  * them training jobs rank by the cost to finish the job, everything else by the monthly total. */
 import { minimumRentalNote } from "./cost.js";
 import { deliveryForm } from "./delivery.js";
-import { hasNvlinkClassLink, linkReason } from "./links.js";
+import { fabricReason, hasNvlinkClassLink, linkReason } from "./links.js";
 import { bestPerProvider, fasterPlan, planValue, Planner } from "./plans.js";
 import { cny, compareTuples, fixed, general, grouped, percent, roundTo } from "./py.js";
 import { reason } from "./reason.js";
@@ -252,7 +252,9 @@ function reasons(o, trainingJob, costRules, rules) {
   }
   const plan = o.plan;
   if (plan !== null && plan.instances > 1 && o.cards !== null && plan.replicas < plan.instances) {
-    out.push(reason("cluster", { instances: plan.instances, server_cards: plan.offer.cards, cards_billed: plan.cards_billed }));
+    out.push(reason("cluster", {
+      instances: plan.instances, server_cards: plan.offer.cards, cards_billed: plan.cards_billed, fabric: fabricReason(plan.offer.fabric),
+    }));
   } else if (o.cards !== null && o.cards_billed && o.cards_billed > o.cards) {
     if (idleCards(o)) {
       out.push(reason("idle_cards", { cards_billed: o.cards_billed, idle_cards: idleCards(o) }));
