@@ -32,7 +32,7 @@ from pathlib import Path
 from types import FrameType
 
 from generator.data.problems import DataError, render
-from generator.pipeline import Project, build
+from generator.pipeline import Project, Warm, build
 from generator.publish.safe_files import OutputError
 from generator.publish.swap import Interrupted
 
@@ -58,9 +58,9 @@ def _touch_pages(docs: Path) -> None:
                 os.utime(page)  # to the current time
 
 
-def _regenerate(project: Project) -> None:
+def _regenerate(project: Project, warm: Warm) -> None:
     try:
-        gen = build(project, site=False)
+        gen = build(project, site=False, warm=warm)
         if gen.warnings:
             print(render(gen.warnings), file=sys.stderr)
         print(f"gpu-guide: regenerated {len(gen.files)} files", file=sys.stderr)
@@ -127,7 +127,8 @@ def serve(project: Project, dev_addr: str) -> int:
     proc: subprocess.Popen[bytes] | None = None
     with _sigterm_as_interrupt():
         try:
-            _regenerate(project)
+            warm = Warm()  # kept between edits: only what an edit changes is computed again
+            _regenerate(project, warm)
             watched = [project.data, project.templates / "pages", project.templates / "partials"]
             theme = [project.templates / "overrides", project.config]
             proc = subprocess.Popen(
@@ -145,7 +146,7 @@ def serve(project: Project, dev_addr: str) -> int:
                     _touch_pages(project.docs)
                 if now != seen:
                     seen = now
-                    _regenerate(project)
+                    _regenerate(project, warm)
         except KeyboardInterrupt as exc:
             if proc is not None:
                 _stop(proc)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from generator.data.catalogue import Catalogue
 from generator.data.records import OpenModel
-from generator.engine.sizing import Sizer
+from generator.engine.sizing import Sizer, SizingMemo
 from generator.results.buyers import BuyerResult, buyer_results
 from generator.results.claims import ClaimResult, claim_results
 from generator.results.comparisons import Comparison, comparison_pairs
@@ -54,9 +54,11 @@ def ladder_ranks(frame: pd.DataFrame) -> dict[str, int]:
     return {str(gid): int(rank) for gid, rank in zip(frame["id"], frame["rank"], strict=True)}
 
 
-def evaluate(cat: Catalogue) -> Results:
-    """Everything the pages show, computed once."""
-    sizer = Sizer(cat.rules)  # one memo of estimates for every page of this edition
+def evaluate(cat: Catalogue, memo: SizingMemo | None = None) -> Results:
+    """Everything the pages show, computed once (``memo``: sizings kept from the last evaluation,
+    reused while the rules and GPUs are unchanged; ``gpu-guide serve``)."""
+    # one memo of estimates for every page of this edition
+    sizer = memo.sizer(cat.rules, cat.gpus) if memo is not None else Sizer(cat.rules)
     table = ladder(cat)
     scenarios = scenario_results(cat, sizer)
     # Neighbours by dense TFLOPS (unconfirmed figures included): the cards people weigh against each other.
