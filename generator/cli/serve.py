@@ -10,6 +10,10 @@ keep their modification times, :func:`generator.publish.swap.stage_docs`), and M
 as ``mkdocs serve --dirty``, which rebuilds only pages newer than their built copy. A one-price
 edit changes about a dozen of the 240 pages, so MkDocs rebuilds those, not the site. The
 navigation stays right because the gpu-guide plugin gives every nav entry its page's title.
+The generator side is incremental too: ``serve`` holds one :class:`generator.pipeline.Warm` for
+its lifetime, so an edit re-parses only the data files whose bytes changed, reuses the engine's
+sizings and the calibration run while the rules and GPUs are unchanged, and renders again only
+the pages whose context changed; the bytes are those of a fresh build (tests/test_serve_warm.py).
 What a dirty build cannot see, a change to the theme (``templates/overrides``) or to
 ``mkdocs.yml``, touches every page so that the next rebuild is complete.
 
