@@ -29,10 +29,11 @@ def fresh_docs(root: Path, tmp: Path) -> dict[str, bytes]:
 
 
 #: Edits an editor saves while the preview runs, each reaching a different memo: a price (offers.yaml,
-#: re-parsed; its plans and pages again), a GPU's bandwidth (gpus.yaml: the sizings and the calibration
+#: re-parsed; its plans and pages again), an exchange rate (the pricing: every kept plan is stale), a GPU's bandwidth (gpus.yaml: the sizings and the calibration
 #: run are stale), a rule (every sizing), a template (every render), and the first price back.
 EDITS: list[tuple[str, str, str]] = [
     ("data/offers.yaml", "    price: 48000\n", "    price: 48600\n"),
+    ("data/fx.yaml", "    cny_per_unit: 7.0\n", "    cny_per_unit: 7.1\n"),
     ("data/gpus.yaml", "    memory_bandwidth_gbps: 2039\n", "    memory_bandwidth_gbps: 1555\n"),
     ("data/rules.yaml", "hours_per_month: 730", "hours_per_month: 720"),
     ("templates/pages/gpu.md.j2", "# {{ page_title | md }}\n", "# {{ page_title | md }}（预览）\n"),

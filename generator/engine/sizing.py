@@ -9,7 +9,7 @@ estimate at that count, which is what the pages print.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from generator.data.records import Gpu, ModelKind, OpenModel, Scenario, Workload
 from generator.data.rules import Rules
@@ -17,6 +17,9 @@ from generator.engine import image_speed, memory, scaling, speed
 from generator.engine.arch import Arch
 from generator.engine.reason import Reason, ReasonKind
 from generator.engine.request import Assumption, Estimate, Request
+
+if TYPE_CHECKING:
+    from generator.engine.plans import PlanMemo
 
 #: Largest card count the sizing tries (eight 8-card servers).
 MAX_CARDS = 64
@@ -128,6 +131,8 @@ class Sizer:
         #: rankings by (request, workload, job), for callers that ask the same question twice
         #: (model pages of two models of one shape); values are the caller's, read-only once stored
         self.rankings: dict[tuple[Request, Workload, float | None], Any] = {}
+        #: offers' plans kept between evaluations (serve; :class:`generator.engine.plans.PlanMemo`)
+        self.plans: PlanMemo | None = None
 
     def estimate(self, req: Request) -> Estimate:
         """:func:`generator.engine.memory.estimate`, once per distinct request."""

@@ -172,7 +172,7 @@ def plan_results(cat: Catalogue, model: OpenModel, req: Request, sizer: Sizer, u
     out = []
     for plan in model.deployments:
         preq = replace(req, precision=plan.precision)
-        c = Constraints(usage=usage, require_cuda=False)
+        c = Constraints(usage=usage, require_cuda=False, plans=sizer.plans)
         rec = recommend(cat, partial(_size, sizer, preq), Workload.inference, c)
         option = next((o for o in rec.options if o.gpu.id == plan.gpu), None)
         note = support.check_request(cat.gpus[plan.gpu], preq, cat.rules).note if plan.gpu in cat.gpus else None
@@ -274,7 +274,7 @@ def model_page(
     serving = workload is Workload.inference and model.kind is ModelKind.llm
     load = serving_load(cat) if serving else None
     usage = load.usage if load is not None else Usage.from_rules(cat.rules)
-    c = Constraints(usage=usage, require_cuda=cat.rules.defaults.require_cuda, job_tokens_b=job)
+    c = Constraints(usage=usage, require_cuda=cat.rules.defaults.require_cuda, job_tokens_b=job, plans=sizer.plans)
     # Two models of the same shape ask the same question: rank the GPUs once per distinct request
     # (the ranking is read-only afterwards, so the pages can share it).
     key = (req, workload, job)
