@@ -13,9 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.data.catalogue import Catalogue
+from generator.data.load import ParseMemo
 from generator.data.problems import DataError, Problem, errors
 from generator.data.validate import load_catalogue
-from generator.pages.files import generated_files
+from generator.engine.plans import PlanMemo
+from generator.engine.sizing import SizingMemo
+from generator.pages.files import RenderMemo, generated_files
 from generator.pages.messages import editor_notice
 from generator.publish.lock import DEFAULT_WAIT, write_lock
 from generator.publish.mkdocs_build import build_site
@@ -25,7 +28,7 @@ from generator.publish.site_config import SiteSettings, read_site_settings
 from generator.publish.swap import Interrupted, deferred_signals, site_stage_for, stage_docs, swap_all
 from generator.results.evaluate import Results, evaluate
 from generator.results.scenarios import editor_notices
-from generator.results.trust import calibration_trust
+from generator.results.trust import TrustMemo, calibration_trust
 
 
 @dataclass(frozen=True)
@@ -77,22 +80,45 @@ class Generated:
     settings: SiteSettings
 
 
-def generate(project: Project, *, production: bool = False) -> Generated:
-    """Validate, evaluate and render in memory. Raises DataError with every problem."""
-    cat, problems = load_catalogue(project.data, display_root=project.root, build_date=project.build_date)
+class Warm:
+    """What one process keeps from a generation to the next (``gpu-guide serve``): the parse of each
+    data file, the engine's sizings, the calibration run and each page's render, each reused only
+    while what it was made from is unchanged, so a warm generation gives the bytes a cold one gives.
+    A price edit then re-parses one file, re-plans the offers and renders the pages that show them."""
+
+    def __init__(self) -> None:
+        self.parses = ParseMemo()
+        self.sizing = SizingMemo()
+        self.plans = PlanMemo()
+        self.trust = TrustMemo()
+        self.pages = RenderMemo()
+
+
+def generate(project: Project, *, production: bool = False, warm: Warm | None = None) -> Generated:
+    """Validate, evaluate and render in memory. Raises DataError with every problem.
+
+    ``warm``: reuse what an earlier generation of this process computed from unchanged inputs."""
+    cat, problems = load_catalogue(
+        project.data,
+        display_root=project.root,
+        build_date=project.build_date,
+        memo=warm.parses if warm is not None else None,
+    )
     settings, site_problems = read_site_settings(project.config, production=production)
     # A placeholder domain is an error in production and a notice otherwise (printed by `build`).
     problems += errors(site_problems)
     if cat is None or settings is None or errors(problems):
         raise DataError(problems)
-    results = evaluate(cat)
-    trust = calibration_trust(project.calibration, cat)
-    files = generated_files(cat, results, project.templates, settings.site_url, trust)
+    results = evaluate(cat, warm.sizing if warm is not None else None, warm.plans if warm is not None else None)
+    trust = calibration_trust(project.calibration, cat, warm.trust if warm is not None else None)
+    files = generated_files(
+        cat, results, project.templates, settings.site_url, trust, warm.pages if warm is not None else None
+    )
     notices = editor_notices(cat, results.scenarios, editor_notice)
     return Generated(cat, results, files, problems + notices, settings)
 
 
-def build(project: Project, *, site: bool = True, production: bool = False) -> Generated:
+def build(project: Project, *, site: bool = True, production: bool = False, warm: Warm | None = None) -> Generated:
     """Regenerate docs/ and (unless ``site`` is False) build site/ with MkDocs, atomically.
 
     The data is read under the project's write lock, so a build never swaps in pages made
@@ -110,7 +136,7 @@ def build(project: Project, *, site: bool = True, production: bool = False) -> G
         with write_lock(project.root, project.lock_wait):
             # The inputs are read under the lock: `serve`'s rebuilds and `edition` take it too, so
             # what is swapped in below is what data/ holds while nobody else writes.
-            gen = generate(project, production=production)
+            gen = generate(project, production=production, warm=warm)
             phase = "staging"
             if site:
                 check_output_folder(project.site)

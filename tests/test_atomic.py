@@ -99,9 +99,9 @@ if _int:
 
         _orig_evaluate = _pl.evaluate
 
-        def _evaluate(cat):
+        def _evaluate(cat, *rest):  # rest: serve's memo (generator.pipeline.Warm), None in a build
             _interrupt()
-            return _orig_evaluate(cat)
+            return _orig_evaluate(cat, *rest)
 
         _pl.evaluate = _evaluate
     elif _int == "page":  # MkDocs half-way through the site staging folder

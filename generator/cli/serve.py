@@ -10,6 +10,10 @@ keep their modification times, :func:`generator.publish.swap.stage_docs`), and M
 as ``mkdocs serve --dirty``, which rebuilds only pages newer than their built copy. A one-price
 edit changes about a dozen of the 240 pages, so MkDocs rebuilds those, not the site. The
 navigation stays right because the gpu-guide plugin gives every nav entry its page's title.
+The generator side is incremental too: ``serve`` holds one :class:`generator.pipeline.Warm` for
+its lifetime, so an edit re-parses only the data files whose bytes changed, reuses the engine's
+sizings and the calibration run while the rules and GPUs are unchanged, and renders again only
+the pages whose context changed; the bytes are those of a fresh build (tests/test_serve_warm.py).
 What a dirty build cannot see, a change to the theme (``templates/overrides``) or to
 ``mkdocs.yml``, touches every page so that the next rebuild is complete.
 
@@ -32,7 +36,7 @@ from pathlib import Path
 from types import FrameType
 
 from generator.data.problems import DataError, render
-from generator.pipeline import Project, build
+from generator.pipeline import Project, Warm, build
 from generator.publish.safe_files import OutputError
 from generator.publish.swap import Interrupted
 
@@ -58,9 +62,9 @@ def _touch_pages(docs: Path) -> None:
                 os.utime(page)  # to the current time
 
 
-def _regenerate(project: Project) -> None:
+def _regenerate(project: Project, warm: Warm) -> None:
     try:
-        gen = build(project, site=False)
+        gen = build(project, site=False, warm=warm)
         if gen.warnings:
             print(render(gen.warnings), file=sys.stderr)
         print(f"gpu-guide: regenerated {len(gen.files)} files", file=sys.stderr)
@@ -127,7 +131,8 @@ def serve(project: Project, dev_addr: str) -> int:
     proc: subprocess.Popen[bytes] | None = None
     with _sigterm_as_interrupt():
         try:
-            _regenerate(project)
+            warm = Warm()  # kept between edits: only what an edit changes is computed again
+            _regenerate(project, warm)
             watched = [project.data, project.templates / "pages", project.templates / "partials"]
             theme = [project.templates / "overrides", project.config]
             proc = subprocess.Popen(
@@ -145,7 +150,7 @@ def serve(project: Project, dev_addr: str) -> int:
                     _touch_pages(project.docs)
                 if now != seen:
                     seen = now
-                    _regenerate(project)
+                    _regenerate(project, warm)
         except KeyboardInterrupt as exc:
             if proc is not None:
                 _stop(proc)

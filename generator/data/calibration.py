@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, Strict, model_validator
 
-from generator.data.load import load_file
+from generator.data.load import ParseMemo, load_file
 from generator.data.problems import Problem
 from generator.data.records import (
     ComponentRole,
@@ -198,14 +198,15 @@ class CalibrationFile(Record):
     inference_memory: list[InferenceMemoryCase] = Field(default_factory=list)
 
 
-def load_calibration(folder: Path) -> tuple[dict[str, CalibrationFile], list[Problem]]:
-    """Every ``*.yaml`` in ``folder``, by file name, with the problems of those that do not validate."""
+def load_calibration(folder: Path, memo: ParseMemo | None = None) -> tuple[dict[str, CalibrationFile], list[Problem]]:
+    """Every ``*.yaml`` in ``folder``, by file name, with the problems of those that do not validate
+    (``memo``: keep the parse of files whose bytes did not change)."""
     from generator.data.validate import validate_document
 
     files: dict[str, CalibrationFile] = {}
     problems: list[Problem] = []
     for path in sorted(folder.glob("*.yaml")):
-        doc, found = load_file(path, path.name, root="held_out")
+        doc, found = load_file(path, path.name, root="held_out", memo=memo)
         problems += found
         if doc is None:
             continue

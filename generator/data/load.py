@@ -36,6 +36,7 @@ from __future__ import annotations
 import codecs
 import datetime as dt
 import difflib
+import hashlib
 import math
 import re
 from dataclasses import dataclass, field
@@ -607,9 +608,36 @@ def load_bytes(data: bytes, name: str, *, root: str) -> tuple[Document | None, l
         ]
 
 
-def load_file(path: Path, name: str, *, root: str) -> tuple[Document | None, list[Problem]]:
+class ParseMemo:
+    """Loaded files by their name, root key and bytes, so a long-lived process (``gpu-guide serve``)
+    parses again only the files whose bytes changed since the last load.
+
+    A file's load is a function of exactly those three, so a remembered result is the result a
+    fresh load would give. Callers must not change a remembered :class:`Document` (nothing does:
+    validation reads ``Document.value`` and builds new records)."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[tuple[str, str, bytes], tuple[Document | None, list[Problem]]] = {}
+
+    def load(self, data: bytes, name: str, root: str) -> tuple[Document | None, list[Problem]]:
+        """:func:`load_bytes`, once per distinct (name, root, content); a changed file replaces its entry."""
+        key = (name, root, hashlib.sha256(data).digest())
+        found = self._loaded.get(key)
+        if found is None:
+            # one entry per file name and root: the old bytes' entry goes, so the memo does not grow
+            for old in [k for k in self._loaded if k[:2] == key[:2]]:
+                del self._loaded[old]
+            found = self._loaded[key] = load_bytes(data, name, root=root)
+        doc, problems = found
+        return doc, list(problems)
+
+
+def load_file(
+    path: Path, name: str, *, root: str, memo: ParseMemo | None = None
+) -> tuple[Document | None, list[Problem]]:
     """Read ``path`` and load it like :func:`load_bytes`; an unreadable file is a problem,
-    not an exception. Reads at most MAX_BYTES + 1 bytes, so huge files cost nothing."""
+    not an exception. Reads at most MAX_BYTES + 1 bytes, so huge files cost nothing.
+    ``memo``: reuse the load of a file whose bytes did not change (:class:`ParseMemo`)."""
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_BYTES + 1)
@@ -619,4 +647,4 @@ def load_file(path: Path, name: str, *, root: str) -> tuple[Document | None, lis
                 name, Mark(1, 1), f"cannot read the file ({exc.strerror or exc}); check that it exists and is readable"
             )
         ]
-    return load_bytes(data, name, root=root)
+    return memo.load(data, name, root) if memo is not None else load_bytes(data, name, root=root)

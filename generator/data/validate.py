@@ -21,7 +21,7 @@ from generator.data.catalogue import Catalogue
 from generator.data.characters import BIDI_CLASS
 from generator.data.datafiles import DATA_FILES, OPTIONAL_FILES, REFERENCES, DataFile
 from generator.data.editorial import BuyersFile, ClaimsFile, OwnershipFile, TrendsFile
-from generator.data.load import Document, load_file
+from generator.data.load import Document, ParseMemo, load_file
 from generator.data.market_check import market_problems
 from generator.data.problems import Problem, YamlPath, format_path
 from generator.data.records import (
@@ -45,11 +45,15 @@ _M = TypeVar("_M", bound=BaseModel)
 
 
 def load_catalogue(
-    data_dir: Path, display_root: Path | None = None, build_date: dt.date | None = None
+    data_dir: Path,
+    display_root: Path | None = None,
+    build_date: dt.date | None = None,
+    memo: ParseMemo | None = None,
 ) -> tuple[Catalogue | None, list[Problem]]:
     """Load and validate every data file; return the catalogue, or None and the problems.
 
-    ``build_date`` is the date prices are judged against (see :attr:`Catalogue.build_date`)."""
+    ``build_date`` is the date prices are judged against (see :attr:`Catalogue.build_date`);
+    ``memo`` keeps the parse of files whose bytes did not change (``gpu-guide serve``)."""
     problems: list[Problem] = []
     records: dict[str, BaseModel] = {}
     absent: set[str] = set()  # optional files left out
@@ -67,7 +71,7 @@ def load_catalogue(
         if not path.is_file():
             problems.append(Problem(name, 1, 1, "", f"file is missing; every build needs {filename} in {data_dir}"))
             continue
-        doc, found = load_file(path, name, root=root_key)
+        doc, found = load_file(path, name, root=root_key, memo=memo)
         problems += found
         if doc is None:
             continue

@@ -236,6 +236,36 @@ def training_cards(offer: Offer, instances: int, need: Need, gpu: Gpu, links: Li
     return NoPlan.needs_link
 
 
+PlanResult = list[Plan] | Plan | NoPlan  # one offer's plans, or why it has none
+
+
+class PlanMemo:
+    """One offer's plans for a need and a sizing, kept from one evaluation to the next for a
+    long-lived process (``gpu-guide serve``): a price edit re-plans only the edited offer.
+
+    An offer's plans depend on the offer, the need, the sizing (kept alive, and compared by identity,
+    by :class:`generator.engine.sizing.SizingMemo`), the GPU, the rules, the pricing and the provider's
+    fabric; :meth:`start` forgets everything unless the rules, the pricing and the providers are equal
+    to the last evaluation's, and a remembered offer is used only while it equals the current one."""
+
+    def __init__(self) -> None:
+        self._basis: object = None
+        self._plans: dict[tuple[str, Need, int, str], tuple[Offer, Sizing, PlanResult]] = {}
+
+    def start(self, basis: object) -> None:
+        """Begin an evaluation on ``basis`` (rules, pricing, providers), forgetting all if it changed."""
+        if basis != self._basis:
+            self._plans.clear()
+        self._basis = basis
+
+    def get(self, offer: Offer, need: Need, sizing: Sizing, gpu: Gpu) -> PlanResult | None:
+        kept = self._plans.get((offer.id, need, id(sizing), gpu.id))
+        return kept[2] if kept is not None and kept[1] is sizing and kept[0] == offer else None
+
+    def put(self, offer: Offer, need: Need, sizing: Sizing, gpu: Gpu, found: PlanResult) -> None:
+        self._plans[(offer.id, need, id(sizing), gpu.id)] = (offer, sizing, found)
+
+
 class Planner:
     """Builds and ranks the plans of one GPU for one workload."""
 
@@ -245,11 +275,13 @@ class Planner:
         pricing: costs.Pricing,
         links: LinksCards,
         fabric_of: FabricOf,
+        memo: PlanMemo | None = None,
     ) -> None:
         self.rules = rules
         self.pricing = pricing
         self.links = links
         self.fabric_of = fabric_of
+        self.memo = memo  # plans kept from the last evaluation (serve)
 
     def has_fabric(self, offer: Offer) -> bool:
         """Whether the offer's provider sells a fabric one job may span hosts over."""
@@ -420,15 +452,7 @@ class Planner:
         plans: list[Plan] = []
         refusals: list[NoPlan] = []
         for offer in offers:
-            found: list[Plan] | Plan | NoPlan
-            if need.measure is Measure.job_rent:
-                found = self.job_plans(offer, need, sizing, gpu)
-            elif need.measure is Measure.cost_per_mtok:
-                found = self.serving(offer, need, sizing, gpu)
-            elif need.measure is Measure.cost_per_kimage:
-                found = self.images(offer, need, sizing)
-            else:
-                found = self.simple(offer, need, gpu)
+            found = self._offer_plans(offer, need, sizing, gpu)
             if isinstance(found, NoPlan):
                 refusals.append(found)
             elif isinstance(found, Plan):
@@ -437,6 +461,24 @@ class Planner:
                 plans.extend(found)
         plans.sort(key=lambda p: p.key(need.measure))
         return Search(plans, refusals)
+
+    def _offer_plans(self, offer: Offer, need: Need, sizing: Sizing, gpu: Gpu) -> PlanResult:
+        """One offer's plans (or why it has none), from the memo when it holds them."""
+        kept = self.memo.get(offer, need, sizing, gpu) if self.memo is not None else None
+        if kept is not None:
+            return kept
+        found: PlanResult
+        if need.measure is Measure.job_rent:
+            found = self.job_plans(offer, need, sizing, gpu)
+        elif need.measure is Measure.cost_per_mtok:
+            found = self.serving(offer, need, sizing, gpu)
+        elif need.measure is Measure.cost_per_kimage:
+            found = self.images(offer, need, sizing)
+        else:
+            found = self.simple(offer, need, gpu)
+        if self.memo is not None:
+            self.memo.put(offer, need, sizing, gpu, found)
+        return found
 
 
 def faster_plan(search: Search, tolerance: float) -> Plan | None:

@@ -47,6 +47,8 @@ class Constraints:
     deadline_hours: float | None = None
     #: image generation: images to make a month (plans rent enough copies); None: one instance
     images_per_month: float | None = None
+    #: plans kept from the last evaluation of a long-lived process (serve); None: plan afresh
+    plans: plans.PlanMemo | None = None
 
 
 @dataclass(frozen=True)
@@ -195,7 +197,7 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     pricing = c.pricing or costs.pricing_of(cat)
     measure = _measure(workload, sizing, c)
     need = plans.Need(workload, cards, measure, c.usage, c.deadline_hours, c.images_per_month)
-    planner = plans.Planner(rules, pricing, links_cards, lambda o: _fabric(cat, o))
+    planner = plans.Planner(rules, pricing, links_cards, lambda o: _fabric(cat, o), c.plans)
     search = planner.search(offers, need, sizing, gpu)
     best = search.best
     if best is None:
@@ -411,6 +413,7 @@ def for_scenario(cat: Catalogue, scenario: Scenario, sizer: Sizer | None = None)
         job_tokens_b=scenario.job_tokens_b,
         deadline_hours=scenario.deadline_days * 24 if scenario.deadline_days is not None else None,
         images_per_month=scenario.images_per_month,
+        plans=sizer.plans if sizer is not None else None,
     )
 
     def sizing_for(gpu: Gpu) -> Sizing:

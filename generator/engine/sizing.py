@@ -9,7 +9,7 @@ estimate at that count, which is what the pages print.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from generator.data.records import Gpu, ModelKind, OpenModel, Scenario, Workload
 from generator.data.rules import Rules
@@ -17,6 +17,9 @@ from generator.engine import image_speed, memory, scaling, speed
 from generator.engine.arch import Arch
 from generator.engine.reason import Reason, ReasonKind
 from generator.engine.request import Assumption, Estimate, Request
+
+if TYPE_CHECKING:
+    from generator.engine.plans import PlanMemo
 
 #: Largest card count the sizing tries (eight 8-card servers).
 MAX_CARDS = 64
@@ -119,14 +122,17 @@ class Sizer:
     two models of the same shape give equal requests. One Sizer serves one evaluation.
     """
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, memo: SizingMemo | None = None) -> None:
         self.rules = rules
-        self._estimates: dict[Request, Estimate] = {}
-        self._min_cards: dict[tuple[Request, float, float | None], int | None] = {}
-        self._sizings: dict[tuple[Request, str, float | None], Sizing] = {}
+        kept = memo.tables if memo is not None else ({}, {}, {})
+        self._estimates: dict[Request, Estimate] = kept[0]
+        self._min_cards: dict[tuple[Request, float, float | None], int | None] = kept[1]
+        self._sizings: dict[tuple[Request, str, float | None], Sizing] = kept[2]
         #: rankings by (request, workload, job), for callers that ask the same question twice
         #: (model pages of two models of one shape); values are the caller's, read-only once stored
         self.rankings: dict[tuple[Request, Workload, float | None], Any] = {}
+        #: offers' plans kept between evaluations (serve; :class:`generator.engine.plans.PlanMemo`)
+        self.plans: PlanMemo | None = None
 
     def estimate(self, req: Request) -> Estimate:
         """:func:`generator.engine.memory.estimate`, once per distinct request."""
@@ -154,6 +160,28 @@ class Sizer:
         if found is None:
             found = self._sizings[key] = size_workload(req, gpu, self.rules, job_tokens_b, self)
         return found
+
+
+class SizingMemo:
+    """A :class:`Sizer`'s estimates and sizings kept from one evaluation to the next, for a long-lived
+    process (``gpu-guide serve``): they depend only on the request, the card's record and the rules,
+    so they stay valid while the rules and every GPU record are equal to the last evaluation's.
+    Rankings are not kept: they read offers. :meth:`sizer` starts afresh when either changed."""
+
+    def __init__(self) -> None:
+        self._basis: tuple[Rules, dict[str, Gpu]] | None = None
+        self.tables: tuple[
+            dict[Request, Estimate],
+            dict[tuple[Request, float, float | None], int | None],
+            dict[tuple[Request, str, float | None], Sizing],
+        ] = ({}, {}, {})
+
+    def sizer(self, rules: Rules, gpus: dict[str, Gpu]) -> Sizer:
+        """A Sizer for ``rules`` and ``gpus`` that reuses what earlier ones computed under equal ones."""
+        if self._basis is None or self._basis != (rules, gpus):
+            self._basis = (rules, dict(gpus))
+            self.tables = ({}, {}, {})
+        return Sizer(rules, self)
 
 
 def size_workload(

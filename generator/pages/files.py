@@ -6,9 +6,14 @@ compares two editions, all from this one function.
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
+from typing import Any
+
+import jinja2
 
 from generator.data.catalogue import Catalogue
 from generator.data.records import Delivery
@@ -35,7 +40,7 @@ from generator.pages.names import (
     WORKLOAD_NAMES,
 )
 from generator.pages.plan import plan_pages
-from generator.pages.render import MARKER, context_fields, environment, render_page
+from generator.pages.render import MARKER, Page, context_fields, environment, render_page
 from generator.results.evaluate import Results
 from generator.results.trust import GroupTrust, groups_for, notes
 
@@ -84,23 +89,78 @@ def _concurrency_words(cat: Catalogue) -> str:
     )
 
 
+def _digest(value: object) -> bytes | None:
+    """A digest of ``value``'s pickle, or None when it cannot be pickled (then nothing is reused).
+
+    Equal digests mean equal pickles, and so equal values: a page whose digest matches the last
+    render's renders to the same bytes. (Equal values may pickle differently; that only costs a render.)"""
+    try:
+        return hashlib.sha256(pickle.dumps(value, protocol=5)).digest()
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return None
+
+
+class RenderMemo:
+    """The last render of each page by its digest, for a long-lived process (``gpu-guide serve``).
+
+    A page is rendered again only when its own :class:`Page` (context, title, breadcrumbs...), the
+    fields every page shares, or a file under templates/ changed; otherwise its last bytes stand,
+    which are the bytes a render would give (rendering is a function of exactly those)."""
+
+    def __init__(self) -> None:
+        self._basis: bytes | None = None
+        self._pages: dict[str, tuple[bytes, bytes]] = {}  # path -> (page digest, rendered bytes)
+        #: the Jinja environment, whose compiled templates stand while no template changes
+        self.env: jinja2.Environment | None = None
+        self._sources: bytes | None = None
+
+    def render(self, env: jinja2.Environment, page: Page, common: Mapping[str, Any]) -> bytes:
+        """:func:`render_page`, or its last bytes when nothing it reads changed."""
+        key = _digest(page)
+        kept = self._pages.get(page.path)
+        if key is not None and kept is not None and kept[0] == key:
+            return kept[1]
+        out = render_page(env, page, common)
+        if key is not None:
+            self._pages[page.path] = (key, out)
+        return out
+
+    def start(self, templates: Path, common: Mapping[str, Any]) -> jinja2.Environment:
+        """The environment to render with; every page and compiled template is forgotten when the
+        shared fields or any file under ``templates`` changed since the last render."""
+        parts = sorted(
+            (p.relative_to(templates).as_posix(), p.read_bytes()) for p in templates.rglob("*") if p.is_file()
+        )
+        sources = _digest(parts)
+        basis = _digest((sources, dict(common)))
+        if basis is None or basis != self._basis:
+            self._pages.clear()
+        if self.env is None or sources is None or sources != self._sources:
+            self.env = environment(templates)
+        self._basis, self._sources = basis, sources
+        return self.env
+
+
 def generated_files(
     cat: Catalogue,
     results: Results,
     templates: Path,
     site_url: str,
     trust: Mapping[str, GroupTrust] | None = None,
+    memo: RenderMemo | None = None,
 ) -> dict[str, bytes]:
     """Every generated file under docs/, as bytes; ``trust``: the calibration set's record per group
-    (results.trust.calibration_trust), named next to the figures it stands behind."""
-    env = environment(templates)
+    (results.trust.calibration_trust), named next to the figures it stands behind; ``memo``: reuse the
+    last render of pages that did not change (:class:`RenderMemo`, ``gpu-guide serve``)."""
     common = context_fields(site_context(cat, trust))
+    env = memo.start(templates, common) if memo is not None else environment(templates)
     files: dict[str, bytes] = {}
     drawn = charts.ladder_page_charts(results.ladder, cat)  # once, for the page and the .svg files
     pages = plan_pages(cat, results, site_url, drawn)
     for page in pages:
         root = "../" * page.path.count("/")
-        files[page.path] = render_page(env, page, {**common, "root": root})
+        fields = {**common, "root": root}
+        files[page.path] = memo.render(env, page, fields) if memo is not None else render_page(env, page, fields)
     for name, svg_text in drawn.items():
         files[f"assets/charts/{charts.CHART_FILES[name]}"] = charts.standalone(svg_text)
     files["data/gpus.json"] = open_data.gpus_json(cat)

@@ -14,7 +14,9 @@ import pandas as pd
 
 from generator.data.catalogue import Catalogue
 from generator.data.records import OpenModel
-from generator.engine.sizing import Sizer
+from generator.engine.cost import pricing_of
+from generator.engine.plans import PlanMemo
+from generator.engine.sizing import Sizer, SizingMemo
 from generator.results.buyers import BuyerResult, buyer_results
 from generator.results.claims import ClaimResult, claim_results
 from generator.results.comparisons import Comparison, Redirect, comparison_pairs, redirects
@@ -55,9 +57,14 @@ def ladder_ranks(frame: pd.DataFrame) -> dict[str, int]:
     return {str(gid): int(rank) for gid, rank in zip(frame["id"], frame["rank"], strict=True)}
 
 
-def evaluate(cat: Catalogue) -> Results:
-    """Everything the pages show, computed once."""
-    sizer = Sizer(cat.rules)  # one memo of estimates for every page of this edition
+def evaluate(cat: Catalogue, memo: SizingMemo | None = None, plan_memo: PlanMemo | None = None) -> Results:
+    """Everything the pages show, computed once (``memo``: sizings kept from the last evaluation,
+    reused while the rules and GPUs are unchanged; ``gpu-guide serve``)."""
+    # one memo of estimates for every page of this edition
+    sizer = memo.sizer(cat.rules, cat.gpus) if memo is not None else Sizer(cat.rules)
+    if plan_memo is not None and memo is not None:  # plans are kept only with the sizings they name
+        plan_memo.start((cat.rules, pricing_of(cat), cat.providers))
+        sizer.plans = plan_memo
     table = ladder(cat)
     scenarios = scenario_results(cat, sizer)
     # Neighbours by dense TFLOPS (unconfirmed figures included): the cards people weigh against each other.

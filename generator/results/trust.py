@@ -13,10 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.data.calibration import load_calibration
+from generator.data.calibration import CalibrationFile, load_calibration
 from generator.data.catalogue import Catalogue
+from generator.data.load import ParseMemo
 from generator.data.problems import DataError
-from generator.data.records import ModelKind, Workload
+from generator.data.records import Gpu, ModelKind, Workload
+from generator.data.rules import Rules
 from generator.engine.calibration import FINETUNE, SERVING_GROUP, GroupSummary, run, summarise
 from generator.engine.request import Request
 
@@ -43,16 +45,34 @@ def trust_of(summaries: list[GroupSummary]) -> dict[str, GroupTrust]:
     }
 
 
-def calibration_trust(folder: Path | None, cat: Catalogue) -> dict[str, GroupTrust]:
+class TrustMemo:
+    """The last calibration run and what it ran on, for a long-lived process (``gpu-guide serve``):
+    the run depends only on the case files, the GPU records and the rules, so while all three are
+    equal to the last run's (a price edit), its result stands. ``parses`` keeps the files' loads."""
+
+    def __init__(self) -> None:
+        self.parses = ParseMemo()
+        self._last: tuple[dict[str, CalibrationFile], dict[str, Gpu], Rules, dict[str, GroupTrust]] | None = None
+
+    def trust(self, files: dict[str, CalibrationFile], gpus: dict[str, Gpu], rules: Rules) -> dict[str, GroupTrust]:
+        if self._last is None or self._last[:3] != (files, gpus, rules):
+            self._last = (files, dict(gpus), rules, trust_of(summarise(run(files, gpus, rules))))
+        return dict(self._last[3])
+
+
+def calibration_trust(folder: Path | None, cat: Catalogue, memo: TrustMemo | None = None) -> dict[str, GroupTrust]:
     """Run the calibration set in ``folder`` against the catalogue's GPUs and rules; {} without a folder.
 
     A case file with problems stops the build (DataError), as it stops ``gpu-guide calibrate``.
+    ``memo``: reuse the last run while its inputs are unchanged (:class:`TrustMemo`).
     """
     if folder is None or not folder.is_dir():
         return {}
-    files, problems = load_calibration(folder)
+    files, problems = load_calibration(folder, memo.parses if memo is not None else None)
     if problems:
         raise DataError(problems)
+    if memo is not None:
+        return memo.trust(files, cat.gpus, cat.rules)
     return trust_of(summarise(run(files, cat.gpus, cat.rules)))
 
 
