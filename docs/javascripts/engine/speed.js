@@ -189,7 +189,7 @@ export function expertDispatchSeconds(arch, runtime, rules, tokens) {
 }
 
 /** _prefill_dispatch_seconds: the same over a prompt processed in the runtime's chunks (llama.cpp n_ubatch). */
-function prefillDispatchSeconds(arch, runtime, rules, tokens) {
+export function prefillDispatchSeconds(arch, runtime, rules, tokens) {
   const chunk = rules.memory.inference.runtimes[runtime].max_batched_tokens || tokens;
   const full = chunk > 0 ? floorDiv(tokens, chunk) : 0;
   const rest = chunk > 0 ? tokens - full * chunk : tokens;
