@@ -332,3 +332,54 @@ def test_every_form_message_has_words_of_its_own() -> None:
     bare = [k for k, t in FORM_ZH.items() if not re.sub(r"\{\w+\}|\[|\]", "", t).strip()]
     assert bare == []
     assert not re.sub(r"\{\w+\}|\[|\]", "", "{text}").strip()  # control: the old entry is caught
+
+
+def test_moe_expert_dispatch_is_pythons() -> None:
+    """speed.js's expertDispatchSeconds / prefillDispatchSeconds equal speed.py's for a host cost per routed
+    expert (an older llama.cpp build: rules.yaml speed.runtime_builds; the current runtimes have 0, so the
+    page-level parity cases never reach it): Mixtral-like and DeepSeek-like shapes, batches and prompts
+    across the 512-token ubatch."""
+    from generator.data.records import Runtime
+    from generator.engine import speed
+    from generator.engine.arch import Arch
+
+    cat, _ = load_catalogue(REPO / "data", REPO)
+    assert cat is not None
+    rt = dict(cat.rules.speed.runtimes)
+    rt[Runtime.llama_cpp] = rt[Runtime.llama_cpp].model_copy(update={"host_us_per_routed_expert": 140.0})
+    rules = cat.rules.model_copy(update={"speed": cat.rules.speed.model_copy(update={"runtimes": rt})})
+    defaults = rules.memory.arch_defaults
+    archs = [
+        Arch.from_params(46.7, layers=32, hidden=4096, experts=8, experts_per_token=2, defaults=defaults),
+        Arch.from_params(671.0, layers=61, hidden=7168, intermediate=2048, experts=256, experts_per_token=8,
+                         dense_layers=3, shared_experts=1, active_params_b=37.55, defaults=defaults),
+        Arch.from_params(7.0, layers=32, hidden=4096, defaults=defaults),
+    ]  # fmt: skip
+    tokens = [1, 2, 16, 511, 512, 513, 1024, 3584]
+    cases = [(i, n) for i in range(len(archs)) for n in tokens]
+    want = [
+        [
+            speed.expert_dispatch_seconds(archs[i], Runtime.llama_cpp, rules, n),
+            speed._prefill_dispatch_seconds(archs[i], Runtime.llama_cpp, rules, n),
+        ]
+        for i, n in cases
+    ]
+    payload = {
+        "archs": [{"layers": a.layers, "dense_layers": a.dense_layers, "experts": a.experts,
+                   "experts_per_token": a.experts_per_token} for a in archs],
+        "cases": cases,
+        "rules": {"speed": {"runtimes": {"llama.cpp": {"host_us_per_routed_expert": 140.0}}},
+                  "memory": {"inference": {"runtimes": {"llama.cpp": {
+                      "max_batched_tokens": rules.memory.inference.runtimes[Runtime.llama_cpp].max_batched_tokens}}}}},
+    }  # fmt: skip
+    script = f"""
+import * as s from {json.dumps((ENGINE / "speed.js").as_uri())};
+import fs from "fs";
+const p = JSON.parse(fs.readFileSync(0, "utf8"));
+const out = p.cases.map(([i, n]) => [s.expertDispatchSeconds(p.archs[i], "llama.cpp", p.rules, n),
+  s.prefillDispatchSeconds(p.archs[i], "llama.cpp", p.rules, n)]);
+process.stdout.write(JSON.stringify(out));
+"""
+    got = node(script, payload)
+    assert [x for row in got for x in row] == pytest.approx([x for row in want for x in row], rel=1e-12)
+    assert want[0][0] == pytest.approx(32 * 2 * 140e-6)  # one Mixtral token: 32 layers x 2 experts x 140 us

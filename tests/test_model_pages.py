@@ -283,3 +283,29 @@ def test_the_dynamic_1_58_bit_deepseek_r1_matches_unsloths_131_gb() -> None:
     assert weights_gb == pytest.approx(137.35, rel=2e-3)
     assert any(r.file_gb == 131 for r in r1.releases)
     assert weights_gb == pytest.approx(131, rel=0.06)
+
+
+def test_the_runtime_table_says_when_a_runtimes_pick_runs_unconfirmed(tmp_path: Path) -> None:
+    """A runtime whose kernel for the page's format no source confirms (rules.yaml ``confirmed: false``, as vLLM's
+    GGUF IQ1_S) still gets its cheapest plan in the table, marked, with the kernel's note under the table; a
+    confirmed runtime's row carries no mark. The fixture marks transformers' BF16 kernel unconfirmed."""
+    note = "测试用：这个内核能否运行未经确认"
+
+    def unconfirmed_bf16(data: Path) -> None:
+        replace_in(
+            data / "rules.yaml",
+            "          - {kernel: BF16, min_cc: 8.0, vendors: [AMD, Huawei], source: https://github.com/huggingface/",
+            f"          - {{kernel: BF16, min_cc: 8.0, confirmed: false, note: {note}, vendors: [AMD, Huawei], "
+            "source: https://github.com/huggingface/",
+        )
+
+    root = make_project(tmp_path, unconfirmed_bf16)
+    gen = generate(Project.at(root, build_date=MINI_BUILD_DATE))
+    text = gen.files["models/llama-2-7b-inference.md"].decode("utf-8")
+    rows = {line.split(" | ")[0]: line for line in text.splitlines() if line.startswith("| ") and " | [打开](" in line}
+    hf = next(line for name, line in rows.items() if "transformers" in name)
+    vllm = next(line for name, line in rows.items() if "vLLM" in name)
+    assert "/百万 token（能否运行未经确认）" in hf
+    assert "能否运行未经确认" not in vllm
+    bullet = next(line for line in text.splitlines() if line.startswith("- **") and "transformers" in line)
+    assert note in bullet

@@ -668,3 +668,34 @@ def test_layer_split_prefill_computes_on_one_card_at_a_time() -> None:
     two = prefill_seconds(replace(req, runtime=Runtime.llama_cpp), A100, 2, RULES, 2048, 1)
     assert two == pytest.approx(one + SPEED.decode.pipeline_hop_us * 1e-6)
     assert prefill_seconds(req, A100, 2, RULES, 2048, 1) < 0.75 * one
+
+
+def _llamacpp_dispatch(us: float) -> Rules:
+    """The rules with llama.cpp's host cost per routed expert set to ``us`` microseconds."""
+    rt = dict(RULES.speed.runtimes)
+    rt[Runtime.llama_cpp] = rt[Runtime.llama_cpp].model_copy(update={"host_us_per_routed_expert": us})
+    return RULES.model_copy(update={"speed": RULES.speed.model_copy(update={"runtimes": rt})})
+
+
+def test_llamacpp_pays_for_every_routed_expert_it_dispatches_from_the_host() -> None:
+    """llama.cpp's mul_mat_id (the builds of the published DeepSeek-R1 cases) synchronizes and issues one matmul
+    per routed expert: Mixtral (32 MoE layers, top-2 of 8) at 100 us per expert adds 32 x 2 x 100 us = 6.4 ms
+    to a one-sequence step; two sequences touch 8 x (1 - (6/8)^2) = 3.5 experts per layer on average: 11.2 ms.
+    A 1,024-token prompt runs as two 512-token ubatches, each touching all 8 experts of every layer
+    (8 x (1 - 0.75^512) = 8.000): 2 x 32 x 8 x 100 us = 51.2 ms. Worked by hand; a dense model and vLLM pay nothing."""
+    on, off = _llamacpp_dispatch(100.0), _llamacpp_dispatch(0.0)
+
+    def step(rules: Rules, batch: int, arch: Arch = MIXTRAL, runtime: Runtime = Runtime.llama_cpp) -> float:
+        return decode_step(arch, Precision.q8_0, Precision.fp16, batch, 512, H100, 1, rules, runtime).seconds
+
+    assert step(on, 1) - step(off, 1) == pytest.approx(6.4e-3)
+    assert step(on, 2) - step(off, 2) == pytest.approx(11.2e-3)
+    assert decode_step(MIXTRAL, Precision.q8_0, Precision.fp16, 1, 512, H100, 1, on, Runtime.llama_cpp).bound == "host"
+    req = Request.with_defaults(
+        RULES.defaults, Workload.inference, MIXTRAL, Precision.q8_0, context=1024, runtime=Runtime.llama_cpp
+    )
+    assert prefill_seconds(req, H100, 1, on, 1024, 1) - prefill_seconds(req, H100, 1, off, 1024, 1) == pytest.approx(
+        51.2e-3
+    )
+    assert step(on, 1, LLAMA2_7B) == pytest.approx(step(off, 1, LLAMA2_7B))
+    assert step(on, 1, runtime=Runtime.vllm) == pytest.approx(step(off, 1, runtime=Runtime.vllm))

@@ -138,6 +138,23 @@ def test_an_unconfirmed_kernel_needs_its_note_and_an_uncovered_vendor_is_unconfi
         assert v.runs and not v.confirmed and v.note is not None, g.id
 
 
+def test_vllm_runs_gguf_through_its_own_kernels_and_does_not_confirm_iq1_s() -> None:
+    """vLLM's gguf.py runs the k-quants and Q8_0 (MMVQ / MMQ) and lists IQ1_S among its i-quants (MMVQ only;
+    MoE experts through ggml_moe_a8_vec), on vLLM's 7.0 floor; its docs call GGUF "highly experimental and
+    under-optimized", and no source shows a DeepSeek-R1 IQ1_S file running (a user reports loading it stuck, PR
+    13167). So Q4_K_M / Q8_0 run on a V100 with a note, and IQ1_S runs on paper but unconfirmed: the option
+    stays listed with its note and ranks after confirmed ones. llama.cpp runs all three, confirmed."""
+    for fmt in ("q4_k_m", "q8_0"):
+        v = verdict("v100-sxm2-32g", fmt)
+        assert v.runs and v.confirmed and v.note is not None, fmt
+    iq1 = verdict("rtx-4090-24g", "iq1_s")
+    assert iq1.kernel is not None and iq1.runs
+    assert not iq1.confirmed and iq1.note is not None
+    for fmt in ("q4_k_m", "q8_0", "iq1_s"):
+        v = verdict("rtx-4090-24g", fmt, "llama.cpp")
+        assert v.runs and v.confirmed and v.note is None, fmt
+
+
 def test_int8_needs_turing_in_vllm_and_bitsandbytes() -> None:
     assert verdict("t4-16g", "int8").runs and not verdict("v100-sxm2-32g", "int8").runs
     # bitsandbytes: "LLM.int8() 7.5+", "NF4/FP4 quantization 6.0+"

@@ -102,6 +102,11 @@ class ServingCase(_Case):
         description="The runtime model the engine predicts with: vllm for vLLM and the engines that schedule "
         "like it (TensorRT-LLM, LMDeploy ...); transformers or llama.cpp for those runtimes' own measurements.",
     )
+    build: ShortText | None = Field(
+        default=None,
+        description="An older build of the runtime the measurement ran (rules.yaml speed.runtime_builds), where it "
+        "schedules differently from the current build the pages assume; null: the current build.",
+    )
     precision: PrecisionName
     kv_precision: PrecisionName | None = None
     batch: int | None = Field(default=None, ge=1, description="Concurrent requests; null: as many as memory allows.")

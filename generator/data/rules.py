@@ -678,7 +678,25 @@ class RuntimeSpeed(_Section):
     kv_traffic: float = Field(
         ge=1, description="KV-cache bytes moved per decode step as a multiple of reading the cache once."
     )
+    host_us_per_routed_expert: float = Field(
+        default=0,
+        ge=0,
+        description="Microseconds the host spends dispatching one routed expert of one MoE layer (a runtime that "
+        "copies the router's choice to the host and issues a matmul per expert); added to every forward pass "
+        "(0: the runtime routes on the GPU).",
+    )
     source: HttpUrl = Field(description="Where the runtime's scheduling is described (its source or docs).")
+
+
+class RuntimeBuild(_Section):
+    """An older build of a serving runtime: the fields where it differs from ``runtimes``."""
+
+    runtime: Annotated[Runtime, Strict(False)] = Field(description="The runtime it is a build of.")
+    host_us_per_routed_expert: float = Field(
+        ge=0, description="As RuntimeSpeed.host_us_per_routed_expert, for this build."
+    )
+    until: str = Field(min_length=1, max_length=120, description="The change that ended this behaviour.")
+    source: HttpUrl = Field(description="Where the change (or the older behaviour) is described.")
 
 
 class SpeedRules(_Section):
@@ -698,6 +716,11 @@ class SpeedRules(_Section):
     serving: ServingRules = Field(description="Serving engine limits.")
     runtimes: dict[Annotated[Runtime, Strict(False)], RuntimeSpeed] = Field(
         description="Scheduling and multi-card split per serving runtime (a request's runtime)."
+    )
+    runtime_builds: dict[str, RuntimeBuild] = Field(
+        default_factory=dict,
+        description="Older builds of a runtime that published measurements ran, where they schedule differently "
+        "from the current build the pages assume; a calibration case names one with `build`, pages never use them.",
     )
     image: ImageSpeedRules = Field(description="Image generation speed.")
 

@@ -121,7 +121,23 @@ def predict_training(case: TrainingCase, gpus: dict[str, Gpu], rules: Rules) -> 
     return t.gpu_hours if case.metric == "gpu_hours" else t.hours
 
 
+def _with_build(rules: Rules, runtime: Runtime, build: str | None) -> Rules:
+    """The rules with ``runtime`` scheduling as its older ``build`` (rules.yaml speed.runtime_builds)."""
+    if build is None:
+        return rules
+    try:
+        b = rules.speed.runtime_builds[build]
+    except KeyError:
+        raise ValueError(f"unknown runtime build {build!r}; use a key of speed.runtime_builds") from None
+    if b.runtime is not runtime:
+        raise ValueError(f"build {build!r} is a build of {b.runtime.value}, not of {runtime.value}")
+    runtimes = dict(rules.speed.runtimes)
+    runtimes[runtime] = runtimes[runtime].model_copy(update={"host_us_per_routed_expert": b.host_us_per_routed_expert})
+    return rules.model_copy(update={"speed": rules.speed.model_copy(update={"runtimes": runtimes})})
+
+
 def predict_serving(case: ServingCase, gpus: dict[str, Gpu], rules: Rules) -> float:
+    rules = _with_build(rules, case.runtime, case.build)
     gpu = _gpu(gpus, case.gpu, case.gpu_overrides)
     n = case.gpus
     context = case.prompt_tokens + case.output_tokens

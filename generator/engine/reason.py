@@ -189,6 +189,7 @@ class ReasonKind(StrEnum):
     decode_parallel = "decode_parallel"  # the cards' split (pp: pipeline stages) and link
     decode_layer_split = "decode_layer_split"  # the runtime splits layers over the cards, one card at a time
     decode_runtime = "decode_runtime"  # the runtime's host floor and KV traffic per step (transformers)
+    decode_expert_dispatch = "decode_expert_dispatch"  # the runtime dispatches MoE experts from the host (llama.cpp)
 
 
 @dataclass(frozen=True)

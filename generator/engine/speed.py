@@ -75,6 +75,7 @@ class Step:
     comm: float  # tensor-parallel all-reduces and pipeline hops
     overhead: float  # sampling, scheduling, launches
     host: float = 0.0  # the runtime's floor: layers x the host's time to issue one layer's kernels
+    dispatch: float = 0.0  # a runtime that routes MoE experts on the host: dispatching them, on top of the rest
 
     @property
     def bound(self) -> str:
@@ -84,7 +85,7 @@ class Step:
             "compute": self.gemm,
             "dequant": self.dequant,
             "kv": self.kv,
-            "host": self.host,
+            "host": self.host + self.dispatch,
         }
         return max(parts, key=lambda k: parts[k])
 
@@ -475,6 +476,29 @@ def host_floor_seconds(arch: Arch, runtime: Runtime, rules: Rules) -> float:
     return arch.layers * rules.speed.runtimes[runtime].host_ms_per_layer / 1000
 
 
+def expert_dispatch_seconds(arch: Arch, runtime: Runtime, rules: Rules, tokens: int) -> float:
+    """Seconds a runtime that routes MoE tokens on the host spends dispatching the routed experts of one
+    forward pass over ``tokens`` tokens: MoE layers x the distinct experts those tokens route to
+    (:func:`expected_experts_touched`) x ``host_us_per_routed_expert``. llama.cpp's CUDA ``mul_mat_id`` of the
+    builds the published cases ran copies the router's choice to the host, synchronizes the stream and issues
+    one matmul per routed expert (``speed.runtimes`` in rules.yaml). The GPU waits at every synchronization,
+    so the time adds to the step instead of hiding under it. 0 for dense models and runtimes routing on the GPU."""
+    us = rules.speed.runtimes[runtime].host_us_per_routed_expert
+    if not (us and arch.experts and arch.experts_per_token and tokens > 0):
+        return 0.0
+    touched = expected_experts_touched(arch.experts, arch.experts_per_token, tokens)
+    return (arch.layers - arch.dense_layers) * touched * us * 1e-6
+
+
+def _prefill_dispatch_seconds(arch: Arch, runtime: Runtime, rules: Rules, tokens: int) -> float:
+    """:func:`expert_dispatch_seconds` for a prompt of ``tokens`` tokens processed in the runtime's chunks
+    (llama.cpp: n_ubatch tokens per forward pass; each chunk routes and dispatches its own experts)."""
+    chunk = rules.memory.inference.runtimes[runtime].max_batched_tokens or tokens
+    full, rest = divmod(tokens, chunk) if chunk > 0 else (0, tokens)
+    seconds = full * expert_dispatch_seconds(arch, runtime, rules, chunk)
+    return seconds + (expert_dispatch_seconds(arch, runtime, rules, rest) if rest else 0.0)
+
+
 def decode_step(
     arch: Arch,
     prec: Precision,
@@ -492,7 +516,8 @@ def decode_step(
     (they overlap inside each layer's kernels) and the runtime's host floor (the GPU waits for kernels
     the host has not issued yet); a dequantizing format's 16-bit output head is read by a kernel of its
     own and adds to it, as do reading the KV cache (``kv_traffic`` times for a runtime that copies it),
-    the all-reduces and the fixed step cost. Stages (pipeline beyond one server; every card under a
+    the all-reduces, the fixed step cost and, for a runtime routing MoE experts on the host, dispatching
+    them (:func:`expert_dispatch_seconds`). Stages (pipeline beyond one server; every card under a
     layer-split runtime) run one after another.
     """
     d, mem = rules.speed.decode, rules.memory
@@ -511,8 +536,9 @@ def decode_step(
     comm = _comm_seconds(arch, gpu, cards, batch, rules, runtime)
     overhead = d.step_overhead_ms / 1000
     host = host_floor_seconds(arch, runtime, rules)
-    total = max(weights - head, gemm, dequant, host) + head + kv + comm + overhead
-    return Step(total, weights, gemm, dequant, kv, comm, overhead, host)
+    dispatch = expert_dispatch_seconds(arch, runtime, rules, batch)
+    total = max(weights - head, gemm, dequant, host) + head + kv + comm + overhead + dispatch
+    return Step(total, weights, gemm, dequant, kv, comm, overhead, host, dispatch)
 
 
 def _kv_precision(req: Request, mem: MemoryRules) -> Precision:
@@ -565,6 +591,19 @@ def decode_throughput(req: Request, gpu: Gpu, cards: int, all_rules: Rules) -> T
         assumptions.append(
             Assumption("decode_runtime", rt.kv_traffic, message=Reason(ReasonKind.decode_runtime, costs))
         )
+    if step.dispatch:
+        routed: dict[str, Param] = {
+            "runtime": runtime_name,
+            "us": f"{rt.host_us_per_routed_expert:g}",
+            "experts": f"{expected_experts_touched(arch.experts or 0, arch.experts_per_token or 0, req.batch):.0f}",
+            "layers": str(arch.layers - arch.dense_layers),
+            "dispatch_ms": f"{step.dispatch * 1000:.0f}",
+        }
+        assumptions.append(
+            Assumption(
+                "decode_expert_dispatch", step.dispatch, message=Reason(ReasonKind.decode_expert_dispatch, routed)
+            )
+        )
     if cards > 1 and rt.multi_card == "layer_split":
         layers: dict[str, Param] = {"runtime": runtime_name, "cards": str(cards)}
         assumptions.append(Assumption("decode_parallel", 1, message=Reason(ReasonKind.decode_layer_split, layers)))
@@ -603,7 +642,8 @@ def prefill_seconds(
     Compute at ``prefill_mfu`` of the dense peak: 2·N per token plus causal attention (each token
     attends to half the prompt on average); never faster than reading the weights once (short
     prompts), dequantizing them or the runtime's host floor; plus the all-reduces of the prompt's
-    hidden states and the fixed step cost. A layer-split runtime computes on one card at a time.
+    hidden states, the fixed step cost and, for a runtime routing MoE experts on the host, dispatching
+    them chunk by chunk. A layer-split runtime computes on one card at a time.
     """
     rules, mem = all_rules.speed, all_rules.memory
     arch, prec = req.arch, req.precision
@@ -618,7 +658,8 @@ def prefill_seconds(
     dequant = _dequant_seconds(arch, prec, gpu, cards, all_rules, n, req.runtime)
     comm = _comm_seconds(arch, gpu, cards, tokens, all_rules, req.runtime)
     host = host_floor_seconds(arch, req.runtime, all_rules)
-    return max(compute, weights, dequant, host) + comm + rules.decode.step_overhead_ms / 1000
+    dispatch = _prefill_dispatch_seconds(arch, req.runtime, all_rules, tokens)
+    return max(compute, weights, dequant, host) + comm + rules.decode.step_overhead_ms / 1000 + dispatch
 
 
 def time_to_first_token(req: Request, gpu: Gpu, cards: int, all_rules: Rules, prompt_tokens: int) -> float:

@@ -284,6 +284,10 @@ ESTIMATE_ZH: dict[ReasonKind, str] = {
         "{runtime} 不用 CUDA Graph，每步由 Python 逐层发起内核，约每层 {host_ms} ms，一步不会快于 {floor_ms} ms；"
         "KV 缓存每步要拼接、收集后再读，按读一遍的 {kv_traffic} 倍计。"
     ),
+    ReasonKind.decode_expert_dispatch: (
+        "{runtime} 在主机上分派 MoE 专家：每层先把路由结果拷回主机并同步，再为每个选中的专家单独发起矩阵乘，"
+        "约每个专家 {us} 微秒；{layers} 个 MoE 层、每层约 {experts} 个专家，每步多约 {dispatch_ms} ms（按公开实测校准）。"
+    ),
 }
 REASON_ZH.update(ESTIMATE_ZH)
 

@@ -179,6 +179,24 @@ export function hostFloorSeconds(arch, runtime, rules) {
   return arch.layers * rules.speed.runtimes[runtime].host_ms_per_layer / 1000;
 }
 
+/** expert_dispatch_seconds: MoE layers x distinct experts `tokens` tokens route to x the runtime's host
+ * cost per routed expert (an older llama.cpp build dispatching each expert from the host); 0 otherwise. */
+export function expertDispatchSeconds(arch, runtime, rules, tokens) {
+  const us = rules.speed.runtimes[runtime].host_us_per_routed_expert || 0;
+  if (!(us && arch.experts && arch.experts_per_token && tokens > 0)) return 0;
+  const touched = expectedExpertsTouched(arch.experts, arch.experts_per_token, tokens);
+  return (arch.layers - arch.dense_layers) * touched * us * 1e-6;
+}
+
+/** _prefill_dispatch_seconds: the same over a prompt processed in the runtime's chunks (llama.cpp n_ubatch). */
+export function prefillDispatchSeconds(arch, runtime, rules, tokens) {
+  const chunk = rules.memory.inference.runtimes[runtime].max_batched_tokens || tokens;
+  const full = chunk > 0 ? floorDiv(tokens, chunk) : 0;
+  const rest = chunk > 0 ? tokens - full * chunk : tokens;
+  const seconds = full * expertDispatchSeconds(arch, runtime, rules, chunk);
+  return seconds + (rest ? expertDispatchSeconds(arch, runtime, rules, rest) : 0);
+}
+
 /** decode_step: one decode step of `batch` sequences of `context` tokens on `cards` cards. */
 export function decodeStep(arch, prec, kvPrec, batch, context, gpu, cards, rules, runtime = "vllm") {
   const d = rules.speed.decode, mem = rules.memory;
@@ -195,8 +213,9 @@ export function decodeStep(arch, prec, kvPrec, batch, context, gpu, cards, rules
   const comm = commSeconds(arch, gpu, cards, batch, rules, runtime);
   const overhead = d.step_overhead_ms / 1000;
   const host = hostFloorSeconds(arch, runtime, rules);
-  const seconds = Math.max(weights - head, gemm, dequant, host) + head + kv + comm + overhead;
-  return { seconds, weights, gemm, dequant, kv, comm, host };
+  const dispatch = expertDispatchSeconds(arch, runtime, rules, batch);
+  const seconds = Math.max(weights - head, gemm, dequant, host) + head + kv + comm + overhead + dispatch;
+  return { seconds, weights, gemm, dequant, kv, comm, host, dispatch };
 }
 
 const kvPrecision = (req, mem) => req.kv_precision || defaultKvPrecision(req.precision, mem);
@@ -222,7 +241,8 @@ export function prefillSeconds(req, gpu, cards, rules, promptTokens = null, batc
   const dequant = dequantSeconds(arch, prec, gpu, cards, rules, n, req.runtime);
   const comm = commSeconds(arch, gpu, cards, tokens, rules, req.runtime);
   const host = hostFloorSeconds(arch, req.runtime, rules);
-  return Math.max(compute, weights, dequant, host) + comm + speed.decode.step_overhead_ms / 1000;
+  const dispatch = prefillDispatchSeconds(arch, req.runtime, rules, tokens);
+  return Math.max(compute, weights, dequant, host) + comm + speed.decode.step_overhead_ms / 1000 + dispatch;
 }
 
 /** serve: `concurrency` requests of prompt + output tokens, prefill and decode time-shared;
