@@ -105,3 +105,54 @@ def test_a_plan_is_sized_at_its_sourced_load_and_a_differing_card_count_is_shown
     assert "发布者写 1 张卡，本站引擎按本页的负载算出至少要 2 张" in text
     assert "按部署指南写的负载计算：每条序列 2,048 token、2 路并发（[来源](https://example.com/guide)" in text
     assert "（发布者写" not in text.split("1 × A100 80GB（BF16）")[1].split("\n")[0]
+
+
+def test_a_plan_at_its_guides_load_is_priced_even_when_it_misses_the_latency_floor(cat: Catalogue) -> None:
+    """Kimi K2 on 16 x H200 at the guide's 128k context: one 131,072-token prompt takes far more than the
+    2 s floor to prefill, so a floor-held search finds no plan; the deployment is priced at its load all
+    the same (worked by hand: two AWS p5en.48xlarge at $63.296/h x 6.7939 yuan/$ x 730 h = 627,839 yuan of
+    GPU rent), the figures that miss the floor are flagged, and the page's ranking keeps the floor."""
+    page = model_page(cat, cat.models["kimi-k2"], Workload.inference, Sizer(cat.rules))
+    h200 = next(p for p in page.plans if p.plan.gpu == "h200-sxm-141g")
+    o = h200.option
+    assert o is not None and o.excluded is None and o.monthly is not None and o.load is not None
+    assert o.cards_billed == 16 and o.offer is not None and o.offer.id.startswith("aws-h200")
+    assert o.monthly.gpu_rent == pytest.approx(63.296 * 6.7939 * 2 * 730, rel=1e-6)
+    floor = cat.rules.decision.latency_floor
+    assert o.load.ttft_s > floor.ttft_s and h200.over_floor
+    # yuan per million tokens at the load: the hourly rent over the load's tokens an hour
+    hourly = o.monthly.gpu_rent / o.monthly.hours_used
+    assert o.load.cost_per_mtok_cny == pytest.approx(hourly / (o.load.tokens_per_s * 3600) * 1e6)
+    # the ranking holds every plan to the floor: no ranked option is slower than it
+    for r in page.rec.options:
+        if r.eligible and r.load is not None:
+            assert r.load.ttft_s <= floor.ttft_s and r.load.user_tokens_per_s >= floor.output_tokens_per_s
+
+
+def test_a_plan_over_the_floor_shows_its_ttft_marked_and_its_cost(tmp_path: Path) -> None:
+    """The fixture's A100 plan states a load of one 65,536-token sequence: prefilling it on a 13B model
+    takes longer than 2 s even at the card's full BF16 peak (65,536 x 2 x 13e9 = 1.7e15 FLOPs / 312e12
+    FLOP/s = 5.5 s), so the row is flagged ⚠ and still priced."""
+    from generator.cli.main import main
+
+    plan = _PLANS.replace("context: 2048\n          concurrency: 2", "context: 65536\n          concurrency: 1")
+
+    def edit(data: Path) -> None:
+        replace_in(
+            data / "models.yaml",
+            "    license: Llama 2 Community License\n    source: https://huggingface.co/meta-llama/Llama-2-13b-hf",
+            plan + "    license: Llama 2 Community License\n    source: https://huggingface.co/meta-llama/Llama-2-13b-hf",
+        )
+
+    root = make_project(tmp_path, edit)
+    found, problems = load_catalogue(root / "data", root)
+    assert found is not None, problems
+    page = model_page(found, found.models["llama-2-13b"], Workload.inference, Sizer(found.rules))
+    a100 = page.plans[1]
+    assert a100.option is not None and a100.option.load is not None and a100.option.monthly is not None
+    assert a100.over_floor and a100.option.load.ttft_s > 2
+    assert main(["--root", str(root), "build", "--no-site"]) == 0
+    text = (root / "docs" / "models" / "llama-2-13b-inference.md").read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| 1 × A100 80GB（BF16）"))
+    assert " 秒 ⚠ |" in row and "¥" in row.split("⚠")[1]
+    assert "超过在线服务的速度下限" in text

@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from generator.data.records import Billing, Delivery, Fabric, Gpu, Offer, Workload
-from generator.data.rules import Rules
+from generator.data.rules import LatencyFloor, Rules
 from generator.engine import cost as costs
 from generator.engine import image_speed, speed
 from generator.engine.scaling import cluster_of
@@ -80,6 +80,11 @@ class Load:
     ttft_s: float  # first token of one request on an idle copy
     user_tokens_per_s: float  # output tokens per second one user sees while decoding
     cost_per_mtok_cny: float  # GPU rent per million prompt + output tokens at this load
+
+
+def meets_floor(load: Load, floor: LatencyFloor) -> bool:
+    """Whether every user of the load gets ``floor``: the first token soon enough, output fast enough."""
+    return load.ttft_s <= floor.ttft_s and load.user_tokens_per_s >= floor.output_tokens_per_s
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,9 @@ class Need:
     usage: costs.Usage
     deadline_hours: float | None = None
     images_per_month: float | None = None  # image generation: the month's volume (None: one instance)
+    #: serving: hold plans to ``rules.decision.latency_floor`` (False: a deployment plan priced at the load
+    #: its guide states, however slow; the page marks the figures that miss the floor)
+    latency_floor: bool = True
 
     @property
     def training(self) -> bool:
@@ -347,7 +355,7 @@ class Planner:
             monthly = self.monthly(offer, instances, need)
             hourly = monthly.gpu_rent / max(monthly.hours_used, 1e-9)
             at = self.serving_load(sizing, gpu, copies, keep, hourly)
-            if at.ttft_s <= floor.ttft_s and at.user_tokens_per_s >= floor.output_tokens_per_s:
+            if not need.latency_floor or meets_floor(at, floor):
                 return Plan(offer, instances, copies * m, copies, monthly, keep, load=at)
             if at.per_copy == 1:
                 break  # one request a copy is as fast as it gets

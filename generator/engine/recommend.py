@@ -49,6 +49,8 @@ class Constraints:
     images_per_month: float | None = None
     #: plans kept from the last evaluation of a long-lived process (serve); None: plan afresh
     plans: plans.PlanMemo | None = None
+    #: serving: hold plans to rules.decision.latency_floor (False: a deployment plan at its guide's load)
+    latency_floor: bool = True
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,7 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         return opt
     pricing = c.pricing or costs.pricing_of(cat)
     measure = _measure(workload, sizing, c)
-    need = plans.Need(workload, cards, measure, c.usage, c.deadline_hours, c.images_per_month)
+    need = plans.Need(workload, cards, measure, c.usage, c.deadline_hours, c.images_per_month, c.latency_floor)
     planner = plans.Planner(rules, pricing, links_cards, lambda o: _fabric(cat, o), c.plans)
     search = planner.search(offers, need, sizing, gpu)
     best = search.best

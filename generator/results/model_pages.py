@@ -24,6 +24,7 @@ from generator.data.records import (
     Workload,
 )
 from generator.engine import recommend as recommend_module
+from generator.engine import plans as plans_module
 from generator.engine import support
 from generator.engine.cost import Usage
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend, scenario_usage
@@ -195,22 +196,30 @@ class PlanResult:
     #: how the runtime runs the plan's format on its card, when the support table says more than "it
     #: runs" (a weight-only fallback kernel, a card its source names as not yet confirmed)
     support_note: str | None = None
+    #: a plan at its guide's own load misses the serving latency floor (it is priced as stated all the same)
+    over_floor: bool = False
 
 
 def plan_results(cat: Catalogue, model: OpenModel, req: Request, sizer: Sizer, usage: Usage) -> tuple[PlanResult, ...]:
     """Each plan at the page's lengths, load and month of use, in its own format (a plan whose source
     states its load, ``plan.load``, at that context and concurrency instead). Plans name their card,
-    so the CUDA rule does not rule any out; a non-NVIDIA option still says its code must move off CUDA."""
+    so the CUDA rule does not rule any out; a non-NVIDIA option still says its code must move off CUDA.
+    A plan at its guide's load is priced at that load even when it misses the serving latency floor
+    (the guide chose the load; the page marks the figures that miss it); a plan at the page's load keeps
+    the floor, as the ranking does."""
     out = []
+    floor = cat.rules.decision.latency_floor
     for plan in model.deployments:
         preq = replace(req, precision=plan.precision)
         if plan.load is not None:  # the guide's own load: its context, its concurrency (else one sequence)
             preq = replace(preq, context=plan.load.context, batch=plan.load.concurrency or 1)
-        c = Constraints(usage=usage, require_cuda=False, plans=sizer.plans)
+        c = Constraints(usage=usage, require_cuda=False, plans=sizer.plans, latency_floor=plan.load is None)
         rec = recommend(cat, partial(_size, sizer, preq), Workload.inference, c)
         option = next((o for o in rec.options if o.gpu.id == plan.gpu), None)
         note = support.check_request(cat.gpus[plan.gpu], preq, cat.rules).note if plan.gpu in cat.gpus else None
-        out.append(PlanResult(plan, preq, option, note))
+        load = option.load if option is not None else None
+        over = load is not None and not plans_module.meets_floor(load, floor)
+        out.append(PlanResult(plan, preq, option, note, over))
     return tuple(out)
 
 

@@ -41,6 +41,9 @@ const adapter = (need) => need.workload === "lora" || need.workload === "qlora";
 /** Need.data_parallel */
 const dataParallel = (need) => adapter(need) && need.copy_cards === 1;
 
+/** meets_floor: every user of the load gets the floor (first token soon enough, output fast enough). */
+export const meetsFloor = (load, floor) => load.ttft_s <= floor.ttft_s && load.user_tokens_per_s >= floor.output_tokens_per_s;
+
 /** Plan.value */
 export function planValue(p, measure) {
   if (measure === "job_rent") return p.job_cost_cny !== null ? p.job_cost_cny : Infinity;
@@ -132,7 +135,7 @@ export class Planner {
       const monthly = this.monthly(offer, instances, need);
       const hourly = monthly.gpu_rent / Math.max(monthly.hours_used, 1e-9);
       const at = this.servingLoad(sizing, gpu, copies, keep, hourly);
-      if (at.ttft_s <= floor.ttft_s && at.user_tokens_per_s >= floor.output_tokens_per_s) {
+      if (need.latency_floor === false || meetsFloor(at, floor)) {
         return makePlan(offer, instances, copies * m, copies, monthly, keep, null, null, at);
       }
       if (at.per_copy === 1) break;

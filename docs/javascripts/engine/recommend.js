@@ -78,7 +78,7 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
   const measure = measureOf(workload, sizing, c);
   const need = {
     workload, copy_cards: cards, measure, usage: c.usage, deadline_hours: c.deadline_hours,
-    images_per_month: c.images_per_month ?? null,
+    images_per_month: c.images_per_month ?? null, latency_floor: c.latency_floor ?? true,
   };
   const planner = new Planner(rules, cat.pricing, linksCards);
   const search = planner.search(offers, need, sizing, gpu);
