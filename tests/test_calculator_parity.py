@@ -59,7 +59,7 @@ process.stdin.on("end", () => {
       options: r.rec.options.map((o) => ({
         gpu: o.gpu.id, excluded: o.excluded, cards: o.cards, delivery: o.delivery,
         cards_billed: o.cards_billed, cards_used: o.cards_used, replicas: o.replicas,
-        offer: o.offer ? o.offer.id : null, fallback: o.offer_is_fallback, tentative: o.unconfirmed_support || o.unconfirmed_speed,
+        offer: o.offer ? o.offer.id : null, fallback: o.offer_is_fallback, tentative: o.unconfirmed_support || o.unconfirmed_speed, extrapolated: o.extrapolated_speed,
         per_card_gib: o.sizing.per_card_gib, usable_gib: o.sizing.usable_gib,
         monthly: o.monthly ? o.monthly.total : null, gpu_rent: o.monthly ? o.monthly.gpu_rent : null,
         job_hours: o.job_hours, job_cost: o.job_cost_cny,
@@ -149,6 +149,7 @@ def compare(py: Option, js: dict[str, Any]) -> list[str]:
     same("offer", py.offer.id if py.offer else None, js["offer"])
     same("fallback", py.offer_is_fallback, js["fallback"])
     same("tentative", py.tentative, js["tentative"])
+    same("extrapolated", py.extrapolated_speed, js["extrapolated"])
     near("per_card_gib", py.sizing.per_card_gib, js["per_card_gib"])
     near("usable_gib", py.sizing.usable_gib, js["usable_gib"])
     near("monthly", py.monthly.total if py.monthly else None, js["monthly"])
@@ -447,6 +448,7 @@ def test_the_random_inputs_reach_every_branch(random_run: Run) -> None:
     assert len(excluded) >= 6, excluded
     assert sum(1 for o in options if o.eligible and o.unconfirmed_support) > 5  # gpt-oss MXFP4 on Ada / RTX 5090
     assert sum(1 for o in options if o.eligible and o.unconfirmed_speed) > 20  # serving on a † card
+    assert sum(1 for o in options if o.eligible and o.extrapolated_speed) > 5  # tensor parallel on 4090s (no P2P)
     refusals = [o.excluded.params for o in options if o.excluded and o.excluded.kind == "unsupported_format"]
     assert sum(1 for r in refusals if r["format"] == "BF16") > 20  # BF16 jobs on V100/T4 (support.py's refusal)
     below_cc = [r for r in refusals if getattr(r["why"], "kind", None) == "format_below_cc" and r["format"] != "BF16"]

@@ -141,7 +141,8 @@ def test_a_plan_over_the_floor_shows_its_ttft_marked_and_its_cost(tmp_path: Path
         replace_in(
             data / "models.yaml",
             "    license: Llama 2 Community License\n    source: https://huggingface.co/meta-llama/Llama-2-13b-hf",
-            plan + "    license: Llama 2 Community License\n    source: https://huggingface.co/meta-llama/Llama-2-13b-hf",
+            plan
+            + "    license: Llama 2 Community License\n    source: https://huggingface.co/meta-llama/Llama-2-13b-hf",
         )
 
     root = make_project(tmp_path, edit)

@@ -699,3 +699,82 @@ def test_llamacpp_pays_for_every_routed_expert_it_dispatches_from_the_host() -> 
     )
     assert step(on, 1, LLAMA2_7B) == pytest.approx(step(off, 1, LLAMA2_7B))
     assert step(on, 1, runtime=Runtime.vllm) == pytest.approx(step(off, 1, runtime=Runtime.vllm))
+
+
+def _geforce(peer_to_peer: bool | None) -> Gpu:
+    """An RTX 4090-like PCIe 4.0 card without NVLink (Ada whitepaper), with or without peer-to-peer."""
+    return gpu(
+        id="rtx-4090-24g", form_factor=FormFactor.pcie, memory_gb=24.0, memory_bandwidth_gbps=1008.0,
+        interconnect=None, interconnect_gbps=None, topology=None, pcie_gen=4, peer_to_peer=peer_to_peer,
+    )  # fmt: skip
+
+
+def test_an_all_reduce_without_peer_to_peer_goes_through_host_memory() -> None:
+    """Worked by hand, 1 MB over 2 PCIe 4.0 cards (31.5 GB/s a direction, 45 us): with peer-to-peer
+    45e-6 + 2 x 1/2 x 1e6 / 31.5e9 = 76.75 us; through host memory (x1.4 latency, half the bandwidth)
+    63e-6 + 1e6 / 15.75e9 = 126.49 us. A card that states nothing keeps the peer-to-peer figure."""
+    from generator.engine.links import allreduce_seconds, through_host
+
+    assert SPEED.decode.no_peer_to_peer.latency_factor == 1.4 and SPEED.decode.no_peer_to_peer.bandwidth_share == 0.5
+    with_p2p = allreduce_seconds(_geforce(None), 2, 1e6, MEM, SPEED)
+    without = allreduce_seconds(_geforce(False), 2, 1e6, MEM, SPEED)
+    assert with_p2p == pytest.approx(76.746e-6, rel=1e-4)
+    assert without == pytest.approx(126.49e-6, rel=1e-4)
+    assert through_host(_geforce(False), 2, MEM) and not through_host(_geforce(None), 2, MEM)
+    assert not through_host(_geforce(False), 1, MEM)  # one card: no all-reduce
+    assert not through_host(gpu(peer_to_peer=False), 8, MEM)  # an NVLink server never goes through host
+
+
+def test_the_no_peer_to_peer_factor_reproduces_the_club_3090_ab() -> None:
+    """noonghunna/club-3090 issue #873: 2 x RTX 5090 decode 288.1 tok/s with P2P, 222.8 without
+    (-22.7%). The fitted rule on the engine's stand-in (a 3B-active MoE, INT4, one sequence, TP=2 on a
+    PCIe 5.0 card) loses within 2 points of that."""
+    moe = shape(
+        30.53, layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, intermediate=768, vocab=151936,
+        experts=128, experts_per_token=8, active_params_b=3.35,
+    )  # fmt: skip
+    kw: dict[str, Any] = dict(
+        memory_gb=32.0, memory_bandwidth_gbps=1792.0, pcie_gen=5, fp32_tflops=104.8,
+        fp16_tflops_dense=209.5, bf16_tflops_dense=209.5, fp8_tflops_dense=419.0, int8_tops_dense=838.0,
+    )  # fmt: skip
+    on, off = (
+        decode_step(moe, Precision.int4, Precision.fp8, 1, 1024, _geforce(p).model_copy(update=kw), 2, RULES).seconds
+        for p in (None, False)
+    )
+    assert on / off == pytest.approx(222.8 / 288.1, abs=0.02)
+
+
+def test_geforce_cards_state_no_peer_to_peer_with_a_source() -> None:
+    """The 4090's is sourced (tinygrad's P2P driver fork exists because the stock driver has none); the
+    4090 D, the modded 48 GB board and the 5090 inherit the consumer-line rule, marked unconfirmed."""
+    cards = {g["id"]: g for g in yaml.safe_load((ROOT / "data" / "gpus.yaml").read_text(encoding="utf-8"))["gpus"]}
+    stock = cards["rtx-4090-24g"]
+    assert stock["peer_to_peer"] is False and "peer_to_peer" not in stock["unconfirmed"]
+    assert stock["field_sources"]["peer_to_peer"] == "https://github.com/tinygrad/open-gpu-kernel-modules"
+    for gid in ("rtx-4090d-24g", "rtx-4090-48g", "rtx-5090-32g"):
+        assert cards[gid]["peer_to_peer"] is False and "peer_to_peer" in cards[gid]["unconfirmed"], gid
+        assert "peer_to_peer" in cards[gid]["field_sources"], gid
+    assert all("peer_to_peer" not in g for g in cards.values() if "GeForce" not in g["name"])
+
+
+def test_tensor_parallel_serving_on_4090s_costs_more_without_peer_to_peer() -> None:
+    """Llama-3.1-70B BF16 on 8 x RTX 4090 at the model page's load: the same plan with the 4090 stating
+    nothing (peer-to-peer) is cheaper per million tokens, and only the no-P2P plan is marked extrapolated."""
+    from dataclasses import replace as dc_replace
+
+    from generator.data.validate import load_catalogue
+    from generator.engine.sizing import Sizer
+    from generator.results.model_pages import model_page
+
+    cat, problems = load_catalogue(ROOT / "data", ROOT)
+    assert cat is not None, problems
+    stock = cat.gpus["rtx-4090-24g"]
+    p2p = dc_replace(cat, gpus={**cat.gpus, stock.id: stock.model_copy(update={"peer_to_peer": None})})
+    costs = []
+    for c in (cat, p2p):
+        page = model_page(c, c.models["llama-3.1-70b"], Workload.inference, Sizer(c.rules))
+        o = page.rec.option_for(stock.id)
+        assert o is not None and o.cards == 8 and o.cost_per_mtok_at_batch_cny is not None
+        costs.append((o.cost_per_mtok_at_batch_cny, o.extrapolated_speed))
+    (without, marked), (with_p2p, unmarked) = costs
+    assert without > with_p2p * 1.1 and marked and not unmarked

@@ -91,6 +91,7 @@ class GpuFigure(StrEnum):
     release_year = "release_year"
     compute_capability = "compute_capability"
     topology = "topology"
+    peer_to_peer = "peer_to_peer"
 
 
 class LinkTopology(StrEnum):
@@ -178,6 +179,14 @@ class Gpu(Record):
         ),
     )
     pcie_gen: int = Field(ge=3, le=6, description="PCIe generation of the host link.")
+    peer_to_peer: bool | None = Field(
+        default=None,
+        description=(
+            "false where the stock driver gives the cards no GPU peer-to-peer over PCIe (GeForce 4090/5090): "
+            "tensor-parallel all-reduces then go through host memory (rules.yaml speed.decode.no_peer_to_peer). "
+            "Its source goes in field_sources.peer_to_peer; null: not stated (peer-to-peer assumed)."
+        ),
+    )
     source: HttpUrl = Field(description="Datasheet URL for the figures.")
     field_sources: dict[Figure, HttpUrl] = Field(
         strict=False,

@@ -611,6 +611,15 @@ class PcieBandwidth(_Section):
         return float(getattr(self, f"gen{min(6, max(3, generation))}"))
 
 
+class NoPeerToPeer(_Section):
+    """Tensor-parallel all-reduce between PCIe cards without GPU peer-to-peer (gpus.yaml
+    ``peer_to_peer: false``): every transfer is staged through host memory."""
+
+    latency_factor: float = Field(ge=1, le=10, description="The PCIe all-reduce latency is this many times longer.")
+    bandwidth_share: float = Field(gt=0, le=1, description="Share of the PCIe per-direction bandwidth left.")
+    source: str = Field(min_length=1, description="Where the two figures come from (and which is an assumption).")
+
+
 class DecodeRules(_Section):
     """Token generation speed."""
 
@@ -622,6 +631,9 @@ class DecodeRules(_Section):
     )
     allreduce_latency_us: LinkLatency = Field(description="One all-reduce on an idle link, per link kind.")
     pcie_gbps: PcieBandwidth = Field(description="PCIe x16 bandwidth per direction by generation, GB/s.")
+    no_peer_to_peer: NoPeerToPeer = Field(
+        description="All-reduce between PCIe cards the driver gives no peer-to-peer: through host memory."
+    )
     pipeline_hop_us: float = Field(ge=0, description="Passing activations to the next server's pipeline stage, us.")
 
 

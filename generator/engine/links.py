@@ -117,4 +117,14 @@ def allreduce_seconds(gpu: Gpu, tp: int, message_bytes: float, memory: MemoryRul
     lat = speed.decode.allreduce_latency_us
     latency = (lat.nvlink if kind is LinkKind.nvlink else lat.pcie) * 1e-6
     bw = link_gbps_per_direction(gpu, tp, memory, speed) * GIGA
+    if through_host(gpu, tp, memory):  # no peer-to-peer: staged through host memory (rules.yaml, fitted)
+        staged = speed.decode.no_peer_to_peer
+        latency, bw = latency * staged.latency_factor, bw * staged.bandwidth_share
     return latency + 2 * (tp - 1) / tp * message_bytes / bw
+
+
+def through_host(gpu: Gpu, cards: int, memory: MemoryRules) -> bool:
+    """Whether the all-reduces of ``cards`` cards go through host memory: PCIe cards whose stock driver
+    gives them no GPU peer-to-peer (gpus.yaml ``peer_to_peer: false``). Speeds that rest on this rule are
+    extrapolated from one A/B (rules.yaml ``speed.decode.no_peer_to_peer``)."""
+    return gpu.peer_to_peer is False and link_kind(gpu, cards, memory) is LinkKind.pcie

@@ -22,7 +22,7 @@ from generator.engine import cost as costs
 from generator.engine import plans, scaling, speed, support
 from generator.engine.delivery import delivery_form
 from generator.engine.exclusion import Exclusion, ExclusionKind
-from generator.engine.links import fabric_reason, link_reason
+from generator.engine.links import fabric_reason, link_reason, through_host
 from generator.engine.reason import Param, Reason, ReasonKind
 from generator.engine.sizing import Sizer, Sizing, scenario_request
 from generator.formats import cny
@@ -99,6 +99,9 @@ class Option:
     #: the measure rests on a speed figure no datasheet confirms (measure_unconfirmed, "†"): serving and
     #: image speed, or a training job's hours
     unconfirmed_speed: bool = False
+    #: serving speed rests on the no-peer-to-peer rule (rules.yaml speed.decode.no_peer_to_peer, fitted on one
+    #: A/B): tensor-parallel cards whose driver gives them no GPU peer-to-peer ("§" on the pages)
+    extrapolated_speed: bool = False
 
     @property
     def load(self) -> plans.Load | None:
@@ -211,6 +214,9 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
     _apply(opt, best, measure)
     opt.unconfirmed_support = not verdict.confirmed
     opt.unconfirmed_speed = measure_unconfirmed(measure, workload, gpu)
+    opt.extrapolated_speed = measure is plans.Measure.cost_per_mtok and _all_reduces_through_host(
+        gpu, sizing, cards, rules
+    )
     if measure is plans.Measure.job_rent:
         opt.faster = plans.faster_plan(search, rules.decision.faster_note_tolerance)
     opt.runner_ups = [
@@ -228,6 +234,13 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
             ExclusionKind.over_budget, {"total": cny(best.monthly.total), "budget": cny(c.budget_cny_month)}
         )
     return opt
+
+
+def _all_reduces_through_host(gpu: Gpu, sizing: Sizing, cards: int, rules: Rules) -> bool:
+    """Whether the serving speed's tensor-parallel all-reduces go through host memory (no peer-to-peer)."""
+    runtime = sizing.request.runtime if sizing.request is not None else rules.defaults.runtime
+    tp, _stages = speed.serving_layout(cards, runtime, rules)
+    return tp > 1 and through_host(gpu, tp, rules.memory)
 
 
 def thin_headroom(sizing: Sizing, gpu: Gpu, rules: Rules) -> Exclusion | None:

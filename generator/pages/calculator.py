@@ -105,6 +105,7 @@ def _gpu(cat: Catalogue, g: Gpu) -> dict[str, Any]:
         "interconnect_gbps": g.interconnect_gbps,
         "topology": g.topology.value if g.topology is not None else None,
         "pcie_gen": g.pcie_gen,
+        "peer_to_peer": g.peer_to_peer,
         "unconfirmed": sorted(g.unconfirmed_names),
         "offers_any": len(cat.offers_for(g.id)),  # current and history
         "offers_current": len(cat.current_for(g.id)),

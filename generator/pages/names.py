@@ -93,6 +93,7 @@ FIGURE_NAMES = {
     GpuFigure.interconnect_gbps.value: "互联带宽 (GB/s)",
     GpuFigure.topology.value: "卡间拓扑",
     GpuFigure.pcie_gen.value: "PCIe 代数",
+    GpuFigure.peer_to_peer.value: "GPU 点对点（P2P）",
     GpuFigure.release_year.value: "发布年份",
     GpuFigure.compute_capability.value: "CUDA 计算能力",
 }

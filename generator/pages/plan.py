@@ -65,6 +65,7 @@ SPEC_ROWS = [
     ("interconnect_gbps", 0),
     ("topology", 0),
     ("pcie_gen", 0),
+    ("peer_to_peer", 0),
     ("compute_capability", 1),
 ]
 

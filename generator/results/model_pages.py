@@ -23,8 +23,8 @@ from generator.data.records import (
     Runtime,
     Workload,
 )
-from generator.engine import recommend as recommend_module
 from generator.engine import plans as plans_module
+from generator.engine import recommend as recommend_module
 from generator.engine import support
 from generator.engine.cost import Usage
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend, scenario_usage

@@ -72,6 +72,15 @@ export function allreduceSeconds(gpu, tp, messageBytes, mem, speed) {
   const kind = linkKind(gpu, tp, mem);
   const lat = speed.decode.allreduce_latency_us;
   const latency = (kind === "nvlink" ? lat.nvlink : lat.pcie) * 1e-6;
-  const bw = linkGbpsPerDirection(gpu, tp, mem, speed) * 1e9;
-  return latency + 2 * (tp - 1) / tp * messageBytes / bw;
+  let bw = linkGbpsPerDirection(gpu, tp, mem, speed) * 1e9;
+  let lag = latency;
+  if (throughHost(gpu, tp, mem)) {
+    const staged = speed.decode.no_peer_to_peer;
+    lag = latency * staged.latency_factor;
+    bw = bw * staged.bandwidth_share;
+  }
+  return lag + 2 * (tp - 1) / tp * messageBytes / bw;
 }
+
+/** through_host: PCIe cards without GPU peer-to-peer (peer_to_peer: false) all-reduce through host memory. */
+export const throughHost = (gpu, cards, mem) => gpu.peer_to_peer === false && linkKind(gpu, cards, mem) === "pcie";

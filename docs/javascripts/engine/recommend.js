@@ -3,12 +3,12 @@
  * them training jobs rank by the cost to finish the job, everything else by the monthly total. */
 import { minimumRentalNote } from "./cost.js";
 import { deliveryForm } from "./delivery.js";
-import { fabricReason, hasNvlinkClassLink, linkReason } from "./links.js";
+import { fabricReason, hasNvlinkClassLink, linkReason, throughHost } from "./links.js";
 import { bestPerProvider, fasterPlan, planValue, Planner } from "./plans.js";
 import { cny, compareTuples, fixed, general, grouped, percent, roundTo } from "./py.js";
 import { reason } from "./reason.js";
 import { checkRequest } from "./support.js";
-import { costPerMillionTokens } from "./speed.js";
+import { costPerMillionTokens, servingLayout } from "./speed.js";
 
 /** links_cards: whether `cards` cards are joined by a scale-up link. */
 export function linksCards(gpu, cards) {
@@ -47,7 +47,7 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
     cost_per_mtok_cny: null, cost_per_mtok_at_batch_cny: null, images_per_hour: null, cost_per_kimage_cny: null,
     excluded: null, reasons: [],
     plan: null, faster: null, measure_value: null, load: null,
-    unconfirmed_support: false, unconfirmed_speed: false,
+    unconfirmed_support: false, unconfirmed_speed: false, extrapolated_speed: false,
   };
   if (c.domestic_only && !gpu.domestic) {
     opt.excluded = exclusion("not_domestic");
@@ -91,6 +91,7 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
   applyPlan(opt, best, measure);
   opt.unconfirmed_support = !verdict.confirmed;
   opt.unconfirmed_speed = measureUnconfirmed(measure, workload, gpu);
+  opt.extrapolated_speed = measure === "cost_per_mtok" && allReducesThroughHost(gpu, sizing, cards, rules);
   if (measure === "job_rent") opt.faster = fasterPlan(search, rules.decision.faster_note_tolerance);
   opt.runner_ups = bestPerProvider(search, best.offer.provider, rules.prices.runner_ups).map((p) => ({
     offer: p.offer, monthly: p.monthly, job_cost_cny: p.job_cost_cny, cost_per_mtok_cny: p.load ? p.load.cost_per_mtok_cny : null,
@@ -103,6 +104,13 @@ export function evaluateGpu(gpu, sizing, cat, workload, c) {
 }
 
 /** thin_headroom: serving that fits fewer cards only above the share the runtime reserves, or null. */
+/** _all_reduces_through_host: the serving speed's tensor-parallel all-reduces go through host memory. */
+function allReducesThroughHost(gpu, sizing, cards, rules) {
+  const runtime = sizing.request ? sizing.request.runtime : rules.defaults.runtime;
+  const [tp] = servingLayout(cards, runtime, rules);
+  return tp > 1 && throughHost(gpu, tp, rules.memory);
+}
+
 function thinHeadroom(sizing, gpu) {
   if (sizing.paper_cards === null || sizing.paper_need_gib === null || sizing.headroom_gib === null) return null;
   return exclusion("thin_headroom", {
