@@ -304,6 +304,7 @@ def _check(
 ) -> int:
     from generator.data.schemas import stale_schemas
     from generator.pipeline import readme_table_stale, stale_files
+    from generator.publish.vanishing import vanishing_comparisons
     from generator.results.lint import lint
 
     gen, stale = stale_files(project)
@@ -311,6 +312,7 @@ def _check(
     schemas = stale_schemas(project.root) if (project.data / "schemas").is_dir() else []
     today = as_of or gen.catalogue.today
     problems = gen.warnings + lint(gen.catalogue, gen.results, today=today, max_price_age_days=max_price_age)
+    problems += vanishing_comparisons(project.docs, gen.files, gen.catalogue)
     if problems:
         print(render(problems, fmt), file=sys.stderr)
     failed = False
