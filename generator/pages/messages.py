@@ -122,7 +122,7 @@ REASON_ZH: dict[ReasonKind, str] = {
     ),
     ReasonKind.serving_throughput: (
         "服务吞吐：每个请求提示 {prompt_tokens} + 输出 {output_tokens} token，预填充和解码分时进行；"
-        "并发数取{limit}允许的 {concurrency} 路；空闲时单个请求的首 token 延迟约 {ttft_ms} ms。"
+        "并发数取{limit}允许的 {concurrency} 路[；空闲时单个请求的首 token 延迟约 {ttft_ms} ms]。"
     ),
     ReasonKind.image_speed: (
         "出图速度：{resolution}×{resolution}、{steps} 步、{passes}，单卡每张约 {seconds} 秒（每小时约 {per_hour} 张）；"

@@ -6,6 +6,7 @@ scenario, GPU, model or pitfall is a YAML edit and nothing else.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from generator.data.catalogue import Catalogue
@@ -14,8 +15,9 @@ from generator.data.records import Billing, ExtraState, Gpu, Offer, Precision, P
 from generator.engine import cost as costs
 from generator.engine.flags import request_flags
 from generator.engine.links import link_reason
+from generator.engine.reason import Reason, ReasonKind
 from generator.engine.recommend import Option, links_cards, scenario_requires_cuda
-from generator.engine.request import Request
+from generator.engine.request import Assumption, Request
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
@@ -895,8 +897,20 @@ def _pitfall_items(cat: Catalogue, scenarios: dict[str, ScenarioResult]) -> list
 
 
 def _assumptions(r: ScenarioResult) -> list[str]:
+    """The pick's sizing assumptions in words. A serving pick's page states its time to first token once,
+    at the scenario's load in the headline box: the idle-card figure is left out of the list here."""
     pick = r.rec.pick or (r.rec.options[0] if r.rec.options else None)
-    return [reader_text(assumption_text(a)) for a in pick.sizing.assumptions] if pick else []
+    if pick is None:
+        return []
+    said = pick.load is not None
+    return [reader_text(assumption_text(_without_ttft(a) if said else a)) for a in pick.sizing.assumptions]
+
+
+def _without_ttft(a: Assumption) -> Assumption:
+    """A serving-throughput assumption without its idle time to first token (the message's optional part)."""
+    if a.message.kind is not ReasonKind.serving_throughput:
+        return a
+    return replace(a, message=Reason(a.message.kind, {k: v for k, v in a.message.params.items() if k != "ttft_ms"}))
 
 
 def _job_note(cat: Catalogue, pick: Option | None) -> str | None:
