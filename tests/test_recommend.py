@@ -272,3 +272,25 @@ def test_model_pages_and_scenarios_follow_the_require_cuda_default() -> None:
         unset = next(iter(CAT.scenarios.values())).model_copy(update={"require_cuda": None})
         assert scenario_requires_cuda(unset, rules) is flag
         assert scenario_requires_cuda(unset.model_copy(update={"require_cuda": not flag}), rules) is (not flag)
+
+
+def test_an_offer_of_unstated_form_shows_the_form_as_unstated_not_the_rules_guess() -> None:
+    """data/offers.yaml voltage-park-h100-sxm-80g-1x-from-2026-09 says ``delivery: unspecified`` (its
+    source does not say). On Qwen3-30B-A3B's serving page it prices the H100 SXM option: the option shows
+    the form as unstated while ``needed`` keeps the rule's (container), and the page's cheapest plan per
+    delivery form never counts it as a form its source did not state."""
+    from generator.engine.sizing import Sizer
+    from generator.results.model_pages import model_page
+
+    repo = Path(__file__).resolve().parent.parent
+    cat, problems = load_catalogue(repo / "data", repo)
+    assert cat is not None, problems
+    offer = next(o for o in cat.offers if o.id == "voltage-park-h100-sxm-80g-1x-from-2026-09")
+    assert offer.delivery is Delivery.unspecified
+    page = model_page(cat, cat.models["qwen3-30b-a3b"], Workload.inference, Sizer(cat.rules))
+    h100 = page.rec.option_for("h100-sxm-80g")
+    assert h100 is not None and h100.offer is not None and h100.offer.id == offer.id
+    assert h100.delivery is Delivery.unspecified and h100.needed is Delivery.container and h100.offer_is_fallback
+    for form in (Delivery.container, Delivery.vm, Delivery.bare_metal):
+        best = page.cheapest(form)
+        assert best is None or (best.offer is not None and best.offer.delivery is form), form

@@ -326,8 +326,9 @@ def _apply(opt: Option, plan: plans.Plan, measure: plans.Measure) -> None:
     opt.offer, opt.monthly, opt.plan = offer, plan.monthly, plan
     opt.offer_is_fallback = offer.delivery is Delivery.unspecified
     opt.cards_billed, opt.cards_used, opt.replicas = plan.cards_billed, plan.cards_used, plan.replicas
-    if offer.delivery is not Delivery.unspecified:
-        opt.delivery = offer.delivery  # the row shows the form of the offer used
+    # the row shows the form of the offer used; an offer whose source states none stays unstated (never
+    # the rule's guess: ``needed`` keeps the form the rule asks for)
+    opt.delivery = offer.delivery
     opt.measure_value = plan.value(measure)
     if plan.job_hours is not None:
         opt.job_hours, opt.job_cost_cny = plan.job_hours, plan.job_cost_cny

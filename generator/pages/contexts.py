@@ -43,6 +43,7 @@ class SiteContext:
     build_date: str  # the date prices are judged against (SOURCE_DATE_EPOCH or the commit date of data/)
     site_name: str
     delivery_names: Mapping[str, str]
+    delivery_phrases: Mapping[str, str]  # the same where a sentence names the form alone (unstated: 交付形式未注明)
     workload_names: Mapping[str, str]
     form_names: Mapping[str, str]
     figure_names: Mapping[str, str]

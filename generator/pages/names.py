@@ -13,6 +13,8 @@ SITE_NAME = "GPU 算力租赁选型指南"
 SITE_SUMMARY = "按工作负载算显存、卡数、交付形式和月成本的 GPU 租赁选型指南。"
 
 DELIVERY_NAMES = {"container": "容器实例", "vm": "云服务器", "bare_metal": "裸金属", "unspecified": "未注明"}
+#: The form a plan is rented in, where a sentence names it alone ("H200 × 8, 交付形式未注明").
+DELIVERY_PHRASES = {**DELIVERY_NAMES, "unspecified": "交付形式未注明"}
 #: offers.yaml source_tier, as the link text of a price's source
 SOURCE_TIER_NAMES = {
     "provider_page": "官网价格页",

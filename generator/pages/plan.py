@@ -26,6 +26,7 @@ from generator.pages.messages import assumption_text, explain
 from generator.pages.names import (
     COMPONENT_ROLE_NAMES,
     DELIVERY_NAMES,
+    DELIVERY_PHRASES,
     EXTRA_ITEM_NAMES,
     EXTRA_STATE_NAMES,
     EXTRA_UNIT_NAMES,
@@ -850,7 +851,9 @@ def _cheapest_faq(mp: model_pages.ModelPage, name: str, kind: str) -> list[tuple
     if pick is None or pick.monthly is None:
         return []
     month = f"每月约 {cny(pick.monthly.total)}（按用 {pick.monthly.hours_used:,.0f} 小时）"
-    plan = f"{pick.gpu.name} × {pick.cards_billed or pick.cards}（{DELIVERY_NAMES[pick.delivery.value]}）"  # as rented
+    plan = (
+        f"{pick.gpu.name} × {pick.cards_billed or pick.cards}（{DELIVERY_PHRASES[pick.delivery.value]}）"  # as rented
+    )
     if pick.job_cost_cny is not None and mp.job_tokens_b is not None:
         hours = f"，约 {pick.job_hours:,.0f} 小时完成" if pick.job_hours is not None else ""
         answer = (

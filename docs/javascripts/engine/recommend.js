@@ -160,7 +160,7 @@ function applyPlan(opt, plan, measure) {
   opt.cards_billed = plan.cards_billed;
   opt.cards_used = plan.cards_used;
   opt.replicas = plan.replicas;
-  if (offer.delivery !== "unspecified") opt.delivery = offer.delivery;
+  opt.delivery = offer.delivery;
   opt.measure_value = planValue(plan, measure);
   if (plan.job_hours !== null) {
     opt.job_hours = plan.job_hours;
