@@ -477,3 +477,17 @@ def test_llama_cpp_splits_cards_by_layer_not_by_tensor() -> None:
     said = " ".join(assumption_text(a) for a in two.assumptions)
     assert "llama.cpp 把 2 张卡按层切分模型（不是张量并行）：每张卡放约 16 层的权重和这些层的 KV 缓存。" in said
     assert "张量并行 2 路" not in said
+
+
+def test_memory_and_speed_agree_on_how_a_runtime_splits_cards() -> None:
+    """One runtime, one split: a layer_split memory entry under a tensor-parallel speed entry is refused."""
+    from pydantic import ValidationError
+
+    raw = yaml.safe_load((ROOT / "data" / "rules.yaml").read_text(encoding="utf-8"))
+    raw["memory"]["inference"]["runtimes"]["llama.cpp"]["layer_split"] = False
+    with pytest.raises(ValidationError, match=r"llama\.cpp\.layer_split must agree with speed\.runtimes\.llama\.cpp"):
+        Rules.model_validate(raw)
+    raw["memory"]["inference"]["runtimes"]["llama.cpp"]["layer_split"] = True
+    del raw["speed"]["runtimes"]["llama.cpp"]["max_slots"]
+    with pytest.raises(ValidationError, match="concurrency: slots needs default_slots and max_slots"):
+        Rules.model_validate(raw)
