@@ -452,3 +452,42 @@ def test_vllm_prefill_is_chunked_at_the_stacks_token_budget() -> None:
     whole = estimate(replace(busy, prefill_logits=PrefillLogits.last_token), MEM)
     assert whole.breakdown["activations"] > 50 * e.breakdown["activations"]
     assert any("max_num_batched_tokens" in assumption_text(a) for a in e.assumptions)
+
+
+def test_llama_cpp_splits_cards_by_layer_not_by_tensor() -> None:
+    """llama.cpp's default --split-mode layer ("split layers and KV across GPUs", include/llama.h): each
+    card holds a run of whole layers with all their KV heads. A 32-layer model with 2 KV heads of 128 on
+    4 cards, f16 KV:
+
+    * layer split: 32 / 4 = 8 layers x 2 (K, V) x 2 heads x 128 x 2 B = 8,192 B per token per card;
+    * vLLM's tensor parallelism: 4 cards for 2 KV heads replicate one head per card over all 32 layers,
+      32 x 2 x 1 x 128 x 2 B = 16,384 B.
+
+    And nothing is split by tensor parallelism: the prefill temporaries of a 512-token ubatch are the
+    same on each of 2 cards as on one."""
+    arch = shape(7.0, layers=32, hidden=4096, heads=32, kv_heads=2, vocab=32000, intermediate=11008)
+    assert kv_bytes_per_token(arch, "fp16", MEM, 4, Runtime.llama_cpp) == 8192
+    assert kv_bytes_per_token(arch, "fp16", MEM, 4) == 16384  # vLLM's layout
+    req = Request.with_defaults(
+        RULES.defaults, Workload.inference, arch, Precision.q8_0, batch=4, context=4096, runtime=Runtime.llama_cpp
+    )
+    one, two = estimate(req, MEM), estimate(replace(req, gpus=2), MEM)
+    assert two.breakdown["activations"] == pytest.approx(one.breakdown["activations"])
+    assert two.breakdown["kv_cache"] == pytest.approx(one.breakdown["kv_cache"] / 2)
+    said = " ".join(assumption_text(a) for a in two.assumptions)
+    assert "llama.cpp 把 2 张卡按层切分模型（不是张量并行）：每张卡放约 16 层的权重和这些层的 KV 缓存。" in said
+    assert "张量并行 2 路" not in said
+
+
+def test_memory_and_speed_agree_on_how_a_runtime_splits_cards() -> None:
+    """One runtime, one split: a layer_split memory entry under a tensor-parallel speed entry is refused."""
+    from pydantic import ValidationError
+
+    raw = yaml.safe_load((ROOT / "data" / "rules.yaml").read_text(encoding="utf-8"))
+    raw["memory"]["inference"]["runtimes"]["llama.cpp"]["layer_split"] = False
+    with pytest.raises(ValidationError, match=r"llama\.cpp\.layer_split must agree with speed\.runtimes\.llama\.cpp"):
+        Rules.model_validate(raw)
+    raw["memory"]["inference"]["runtimes"]["llama.cpp"]["layer_split"] = True
+    del raw["speed"]["runtimes"]["llama.cpp"]["max_slots"]
+    with pytest.raises(ValidationError, match="concurrency: slots needs default_slots and max_slots"):
+        Rules.model_validate(raw)

@@ -143,12 +143,22 @@ def test_reasons_say_what_the_engine_said_before() -> None:
     assert explain(R(ReasonKind.job, **job, minimum=months)) == (
         "参照任务在 8 张卡上约 6 小时完成，租金约 ¥2,210（按月计费，至少付满 1 个月）"
     )
-    full = {"concurrency": 29, "tokens_per_s": "1,647", "cost": "¥2.12"}
+    full = {"limit": R(ReasonKind.limit_kv_cache), "concurrency": 29, "tokens_per_s": "1,647", "cost": "¥2.12"}
     assert explain(R(ReasonKind.serving_capacity, **full)) == (
-        "满载时按显存可容纳的 29 路并发每秒约处理 1,647 token，每百万 token 约 ¥2.12"
+        "满载时按显存能放下的 KV 缓存允许的 29 路并发每秒约处理 1,647 token，每百万 token 约 ¥2.12"
     )
     assert explain(R(ReasonKind.serving_capacity, **full, replicas=8)) == (
-        "满载时按显存可容纳的 29 路并发、8 份副本每秒约处理 1,647 token，每百万 token 约 ¥2.12"
+        "满载时按显存能放下的 KV 缓存允许的 29 路并发、8 份副本每秒约处理 1,647 token，每百万 token 约 ¥2.12"
+    )
+    # the runtime's own cap, with its basis: llama.cpp's LLAMA_MAX_SEQ, transformers' static batch
+    full |= {"limit": R(ReasonKind.limit_max_slots), "concurrency": 256}
+    assert explain(R(ReasonKind.serving_capacity, **full)) == (
+        "满载时按 llama.cpp 一个上下文的序列上限（LLAMA_MAX_SEQ）允许的 256 路并发每秒约处理 1,647 token，每百万 token 约 ¥2.12"
+    )
+    launch = R(ReasonKind.launch_slots, default=4, slots="16", ctx="65536", context=4096)
+    assert explain(launch) == (
+        "llama-server 不加 --parallel 只开 4 个槽位（共用 -c 的上下文），"
+        "按 --parallel 16 -c 65536 启动才能同时处理这么多路（每个槽位 4,096 token）"
     )
     images = {"per_hour": "790", "cost": "¥4.56"}
     assert explain(R(ReasonKind.images, **images)) == "每小时约 790 张，每千张约 ¥4.56（只计 GPU 租金）"

@@ -16,12 +16,14 @@ from generator.engine.links import link_kind, link_reason
 from generator.engine.memory import estimate, usable_gib
 from generator.engine.reason import Reason
 from generator.engine.request import Request
+from generator.engine.sizing import serving_figures, size_workload
 from generator.engine.speed import (
     cost_per_million_tokens,
     decode_step,
     decode_throughput,
     expected_experts_touched,
     forward_flops_per_token,
+    launch_reason,
     max_concurrency,
     platform,
     prefill_seconds,
@@ -778,3 +780,43 @@ def test_tensor_parallel_serving_on_4090s_costs_more_without_peer_to_peer() -> N
         costs.append((o.cost_per_mtok_at_batch_cny, o.extrapolated_speed))
     (without, marked), (with_p2p, unmarked) = costs
     assert without > with_p2p * 1.1 and marked and not unmarked
+
+
+def test_each_runtime_caps_concurrency_by_its_own_rule() -> None:
+    """Llama-2-7B at 64-token contexts on an H100: the KV cache is 2·32·32·128·2 B = 512 KiB per token,
+    32 MiB per sequence, so even 1,024 sequences (32 GiB + 13 GiB of weights) fit the 72 GiB vLLM
+    reserves; memory never binds and each runtime's own cap does:
+
+    * vLLM: max_num_seqs 1024 on a card of 70 GiB or more that is not an A100 (EngineArgs.get_batch_defaults);
+    * llama.cpp: LLAMA_MAX_SEQ = 256 sequences per context (src/llama-cparams.h), whatever the card;
+    * transformers generate(): no scheduler, the static batch the request names (8)."""
+    req = Request.with_defaults(
+        RULES.defaults, Workload.inference, LLAMA2_7B, Precision.bf16, batch=8, context=64, output_tokens=32
+    )
+    assert max_concurrency(req, H100, 1, RULES) == (1024, True)
+    assert max_concurrency(replace(req, runtime=Runtime.llama_cpp), H100, 1, RULES) == (256, True)
+    assert max_concurrency(replace(req, runtime=Runtime.transformers), H100, 1, RULES) == (8, True)
+    # transformers serves its batch at capacity too: the two figures are one
+    figures = serving_figures(replace(req, runtime=Runtime.transformers), H100, 1, RULES)
+    assert figures.at_capacity == figures.at_batch
+    # the note names the basis of the cap it stopped at
+    notes = size_workload(replace(req, runtime=Runtime.llama_cpp), H100, RULES).assumptions
+    said = next(assumption_text(a) for a in notes if a.key == "serving")
+    assert "并发数取 llama.cpp 一个上下文的序列上限（LLAMA_MAX_SEQ）允许的 256 路" in said
+    # llama-server opens 4 slots without --parallel: 256 slots of 64 tokens need -c 16384
+    assert "按 --parallel 256 -c 16384 启动" in said
+
+
+def test_llama_server_launch_for_the_plan() -> None:
+    """A llama.cpp plan serving 16 requests of 4,096 tokens: `--parallel 16 -c 65536` (each slot gets
+    n_ctx / n_parallel = 4,096 tokens once -np is given); no launch note for vLLM or transformers."""
+    req = Request.with_defaults(
+        RULES.defaults, Workload.inference, LLAMA2_7B, Precision.bf16, batch=16, context=4096, output_tokens=512
+    )
+    launch = launch_reason(replace(req, runtime=Runtime.llama_cpp), 16, 4096, RULES)
+    assert launch is not None and explain(launch) == (
+        "llama-server 不加 --parallel 只开 4 个槽位（共用 -c 的上下文），"
+        "按 --parallel 16 -c 65536 启动才能同时处理这么多路（每个槽位 4,096 token）"
+    )
+    assert launch_reason(req, 16, 4096, RULES) is None
+    assert launch_reason(replace(req, runtime=Runtime.transformers), 16, 4096, RULES) is None

@@ -298,6 +298,11 @@ class RuntimeMemory(_Section):
         gt=0,
         description="With all_tokens: bytes per vocabulary entry per token; null: all_token_logits_bytes_per_vocab.",
     )
+    layer_split: bool = Field(
+        default=False,
+        description="Several cards split the model by layer (llama.cpp --split-mode layer, transformers "
+        "device_map): each card holds a run of whole layers and their KV cache; false: tensor parallel (vLLM).",
+    )
     gpu_memory_utilization: float | None = Field(
         default=None,
         gt=0,
@@ -682,6 +687,18 @@ class RuntimeSpeed(_Section):
         description="continuous: a request starts as soon as there is room (vLLM, llama-server); static: a batch "
         "is prefilled together and decodes until its longest answer ends (transformers generate)."
     )
+    concurrency: Literal["engine_default", "slots", "batch"] = Field(
+        description="What caps the sequences served at once: engine_default, the engine's own per-card default "
+        "(speed.serving, vLLM's max_num_seqs); slots, the server slots it is launched with, at most max_slots "
+        "(llama-server --parallel); batch, the static batch the request names (transformers generate has no "
+        "scheduler)."
+    )
+    default_slots: int | None = Field(
+        default=None, ge=1, description="slots: the slots the server opens without --parallel (llama-server: 4)."
+    )
+    max_slots: int | None = Field(
+        default=None, ge=1, description="slots: the most sequences one context holds (llama.cpp LLAMA_MAX_SEQ)."
+    )
     host_ms_per_layer: float = Field(
         ge=0,
         description="Milliseconds the host needs to issue one decoder layer's kernels; a step never runs faster "
@@ -698,6 +715,12 @@ class RuntimeSpeed(_Section):
         "(0: the runtime routes on the GPU).",
     )
     source: HttpUrl = Field(description="Where the runtime's scheduling is described (its source or docs).")
+
+    @model_validator(mode="after")
+    def _slots_given(self) -> RuntimeSpeed:
+        if self.concurrency == "slots" and (self.default_slots is None or self.max_slots is None):
+            raise ValueError("concurrency: slots needs default_slots and max_slots")
+        return self
 
 
 class RuntimeBuild(_Section):
@@ -853,4 +876,15 @@ class Rules(_Section):
         missing = [r.value for r in Runtime if r not in self.memory.inference.runtimes]
         if missing:
             raise ValueError(f"memory.inference.runtimes has no entry for {', '.join(missing)}")
+        return self
+
+    @model_validator(mode="after")
+    def _one_split_per_runtime(self) -> Rules:
+        for runtime, mem in self.memory.inference.runtimes.items():
+            speed = self.speed.runtimes.get(runtime)
+            if speed is not None and mem.layer_split != (speed.multi_card == "layer_split"):
+                raise ValueError(
+                    f"memory.inference.runtimes.{runtime.value}.layer_split must agree with "
+                    f"speed.runtimes.{runtime.value}.multi_card ({speed.multi_card})"
+                )
         return self

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from generator.data.records import ModelKind, Precision
+from generator.data.records import ModelKind, Precision, Runtime
 from generator.data.rules import MemoryRules
 from generator.engine.arch import Arch
 from generator.engine.reason import Param, Reason, ReasonKind
@@ -58,6 +58,16 @@ def parallel_layout(gpus: int, rules: MemoryRules) -> tuple[int, int]:
     return tp, math.ceil(gpus / tp)
 
 
+def memory_layout(gpus: int, rules: MemoryRules, runtime: Runtime | None = None) -> tuple[int, int]:
+    """(tensor-parallel size, layer stages) of the weights and KV cache on ``gpus`` cards. A layer-split
+    runtime (``layer_split``: llama.cpp ``--split-mode layer``, transformers ``device_map``) gives each card
+    a run of whole layers with all their KV heads: (1, gpus). Others (and ``runtime`` None):
+    :func:`parallel_layout`."""
+    if runtime is not None and rules.inference.runtimes[runtime].layer_split:
+        return 1, gpus
+    return parallel_layout(gpus, rules)
+
+
 def _kv_values_per_layer_token(arch: Arch, tp: int) -> int:
     """Values one token caches in one attention layer on one card.
 
@@ -77,20 +87,27 @@ def _kv_values_per_layer_token(arch: Arch, tp: int) -> int:
     return 2 * math.ceil(arch.kv_heads / tp) * arch.head_dim
 
 
-def kv_bytes_per_token(arch: Arch, kv_precision: Precision | str, rules: MemoryRules, gpus: int = 1) -> float:
+def kv_bytes_per_token(
+    arch: Arch, kv_precision: Precision | str, rules: MemoryRules, gpus: int = 1, runtime: Runtime | None = None
+) -> float:
     """KV-cache bytes per token of context on one card, over the layers that cache every token
     (all attention layers for a model without windows; see :func:`kv_bytes_per_sequence`).
-    Pipeline stages split the layers."""
+    Pipeline stages (every card of a layer-split ``runtime``) split the layers."""
     if arch.kind is ModelKind.diffusion:
         return 0.0
-    tp, pp = parallel_layout(gpus, rules)
+    tp, pp = memory_layout(gpus, rules, runtime)
     layers = math.ceil(arch.attention_layers / pp)
     bytes_per = rules.bits_per_param[Precision(kv_precision)] / BITS_PER_BYTE
     return layers * _kv_values_per_layer_token(arch, tp) * bytes_per
 
 
 def kv_bytes_per_sequence(
-    arch: Arch, kv_precision: Precision | str, rules: MemoryRules, gpus: int, context: int
+    arch: Arch,
+    kv_precision: Precision | str,
+    rules: MemoryRules,
+    gpus: int,
+    context: int,
+    runtime: Runtime | None = None,
 ) -> float:
     """KV cache (and recurrent state) of one sequence of ``context`` tokens on one card.
 
@@ -101,11 +118,12 @@ def kv_bytes_per_sequence(
     * linear-attention layers (Qwen3-Next's Gated DeltaNet) keep ``linear_state`` values whatever
       the context, split over tensor-parallel cards by head, stored like the KV cache.
 
-    Pipeline stages split the layers (each kind over the stages).
+    Pipeline stages split the layers (each kind over the stages), and so do the cards of a layer-split
+    ``runtime`` (:func:`memory_layout`): a card caches only its own layers, all their KV heads.
     """
     if arch.kind is ModelKind.diffusion:
         return 0.0
-    tp, pp = parallel_layout(gpus, rules)
+    tp, pp = memory_layout(gpus, rules, runtime)
     bytes_per = rules.bits_per_param[Precision(kv_precision)] / BITS_PER_BYTE
     per = _kv_values_per_layer_token(arch, tp)
     tokens = math.ceil(arch.full_attention_layers / pp) * context

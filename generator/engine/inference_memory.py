@@ -4,6 +4,7 @@ and image-generation pipelines.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from generator.data.records import ComponentRole, ModelKind, Offload, Precision
@@ -15,7 +16,7 @@ from generator.engine.footprint import (
     finish,
     kv_bytes_per_sequence,
     kv_bytes_per_token,
-    parallel_layout,
+    memory_layout,
     weight_bytes,
 )
 from generator.engine.reason import Param, Reason, ReasonKind
@@ -151,10 +152,12 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
         # Common tools do not split a diffusion pipeline across cards: one card holds it all.
         return diffusion_estimate(replace(req, gpus=1), rules)
     ir = rules.inference
-    tp, pp = parallel_layout(n, rules)
+    # vLLM: tensor parallel inside a server, pipeline stages across servers; a layer-split runtime
+    # (llama.cpp, transformers device_map): a run of whole layers per card, nothing split by tensor parallelism.
+    tp, pp = memory_layout(n, rules, req.runtime)
     prec = req.precision
-    # Weights split evenly over the cards (tensor parallel inside a server, pipeline stages
-    # across servers; vLLM also shards embedding and lm_head: VocabParallelEmbedding). MoE: all experts held.
+    # Weights split evenly over the cards (vLLM also shards embedding and lm_head: VocabParallelEmbedding;
+    # a layer split gives each card its share of the layers). MoE: all experts held.
     weights = weight_bytes(arch, prec, rules) / n
     transients = 0.0
     if prec.value in rules.dequant_formats:
@@ -166,7 +169,7 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
     kv_prec = req.kv_precision or rt.kv_precision or default_kv_precision(prec, rules)
     # Every runtime holds the KV cache of batch x context tokens at the peak: vLLM's pages for the
     # running sequences, transformers' DynamicCache grown to the last token, llama.cpp's n_ctx.
-    kv = kv_bytes_per_sequence(arch, kv_prec, rules, n, req.context) * req.batch
+    kv = kv_bytes_per_sequence(arch, kv_prec, rules, n, req.context, req.runtime) * req.batch
     act_bytes = rt.activation_bytes or (ir.fp32_activation_bytes if prec is Precision.fp32 else ir.activation_bytes)
     # Prefill (of the whole batch, or of the stack's chunk below): the largest
     # per-layer temporaries — MLP gate/up/act (3·i) or attention q/k/v/out + norm upcast (~5·h) —
@@ -207,7 +210,7 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
     if arch.experts:
         stored["experts"] = str(arch.experts)
     assumptions.append(Assumption("precision", prec.value, message=Reason(ReasonKind.weights_format, stored)))
-    per_tok = kv_bytes_per_token(arch, kv_prec, rules, n)
+    per_tok = kv_bytes_per_token(arch, kv_prec, rules, n, req.runtime)
     kv_params: dict[str, Param] = {
         "kv_precision": kv_prec.value,
         "kib": f"{per_tok / 1024:.0f}",
@@ -216,7 +219,16 @@ def inference_estimate(req: Request, rules: MemoryRules) -> Estimate:
         **_kv_layout(arch),
     }
     assumptions.append(Assumption("kv_cache", kv_prec.value, message=Reason(ReasonKind.kv_cache, kv_params)))
-    if n > 1:
+    if n > 1 and rt.layer_split:
+        by_layer: dict[str, Param] = {
+            "cards": str(n),
+            "runtime": rt.name,
+            "layers": str(math.ceil(arch.layers / n)),
+        }
+        assumptions.append(
+            Assumption("parallelism", f"layers/{n}", message=Reason(ReasonKind.parallelism_layers, by_layer))
+        )
+    elif n > 1:
         layout: dict[str, Param] = {"cards": str(n), "tp": str(tp)}
         if pp > 1:
             layout["pp"] = str(pp)

@@ -104,7 +104,10 @@ class ReasonKind(StrEnum):
     editor_gpu = "editor_gpu"  # another GPU (excluded: why the editor's card is out)
     editor_delivery = "editor_delivery"  # another delivery form (why: the rule's reason)
     # parts of sentences
-    limit_engine_cap = "limit_engine_cap"  # the serving engine's concurrency cap
+    limit_engine_cap = "limit_engine_cap"  # the serving engine's per-card concurrency default (vLLM max_num_seqs)
+    limit_max_slots = "limit_max_slots"  # the most sequences one llama.cpp context holds (LLAMA_MAX_SEQ)
+    limit_static_batch = "limit_static_batch"  # transformers generate(): the static batch the request names
+    launch_slots = "launch_slots"  # a slots server (llama-server) launched with --parallel N -c N x context
     limit_kv_cache = "limit_kv_cache"  # the KV cache memory holds
     denoise_cfg = "denoise_cfg"  # two denoiser passes a step (classifier-free guidance)
     denoise_distilled = "denoise_distilled"  # one pass a step (guidance-distilled model)
@@ -147,6 +150,7 @@ class ReasonKind(StrEnum):
     kv_window = "kv_window"  # sliding-window layers cap their cache
     kv_linear = "kv_linear"  # linear-attention layers keep a fixed state
     parallelism = "parallelism"  # tensor parallel (pp: pipeline stages)
+    parallelism_layers = "parallelism_layers"  # a layer-split runtime: a run of whole layers per card
     prefill_chunked = "prefill_chunked"  # the runtime prefills in chunks (logits: a nested logits_*)
     prefill_whole = "prefill_whole"  # the whole batch prefilled at once
     logits_runtime = "logits_runtime"  # the runtime's own logits (allocates: rules.yaml's words)

@@ -24,7 +24,7 @@ from generator.engine.delivery import delivery_form
 from generator.engine.exclusion import Exclusion, ExclusionKind
 from generator.engine.links import fabric_reason, link_reason, through_host
 from generator.engine.reason import Param, Reason, ReasonKind
-from generator.engine.sizing import Sizer, Sizing, scenario_request
+from generator.engine.sizing import Sizer, Sizing, scenario_request, serving_limit
 from generator.formats import cny
 
 #: Sizes a workload on one GPU (see engine.sizing.size_workload).
@@ -564,12 +564,18 @@ def _reasons(o: Option, training_job: bool, rules: Rules, fabric_of: plans.Fabri
         }
         if load.copies > 1:
             at_load["copies"] = load.copies
+        if s.request is not None:
+            launch = speed.launch_reason(s.request, load.per_copy, s.request.context, rules)
+            if launch is not None:
+                at_load["launch"] = launch
         out.append(Reason(ReasonKind.serving_load, at_load))
-    if o.cost_per_mtok_cny is not None and o.served_tokens_per_s is not None and s.serving is not None:
+    served = o.served_tokens_per_s
+    if o.cost_per_mtok_cny is not None and served is not None and s.serving is not None and s.request is not None:
         c = s.serving.at_capacity
         full: dict[str, Param] = {
+            "limit": serving_limit(s.request, s.serving, rules),
             "concurrency": c.concurrency,
-            "tokens_per_s": f"{o.served_tokens_per_s:,.0f}",
+            "tokens_per_s": f"{served:,.0f}",
             "cost": cny(o.cost_per_mtok_cny, 2),
         }
         if o.replicas > 1:

@@ -15,7 +15,7 @@ from generator.data.records import Gpu, ModelKind, OpenModel, Scenario, Workload
 from generator.data.rules import Rules
 from generator.engine import image_speed, memory, scaling, speed
 from generator.engine.arch import Arch
-from generator.engine.reason import Reason, ReasonKind
+from generator.engine.reason import Param, Reason, ReasonKind
 from generator.engine.request import Assumption, Estimate, Request
 
 if TYPE_CHECKING:
@@ -206,7 +206,7 @@ def size_workload(
         serving = serving_figures(at, gpu, cards, rules)
         tokens_per_s = serving.decode.tokens_per_s
         notes += serving.decode.assumptions
-        notes.append(_serving_note(serving))
+        notes.append(_serving_note(at, serving, rules))
     if cards is not None and req.workload is Workload.inference and req.arch.kind is ModelKind.diffusion:
         image = image_speed.seconds_per_image(at, gpu, rules)
         notes.append(_image_note(at, image))
@@ -250,20 +250,27 @@ def serving_figures(req: Request, gpu: Gpu, cards: int, rules: Rules) -> Serving
     )
 
 
-def _serving_note(s: ServingFigures) -> Assumption:
+def serving_limit(req: Request, s: ServingFigures, rules: Rules) -> Reason:
+    """What limits the concurrency at capacity: the runtime's cap (:func:`generator.engine.speed.cap_reason`)
+    or the KV cache the free memory holds."""
+    if s.capped:
+        return speed.cap_reason(req, rules)
+    return Reason(ReasonKind.limit_kv_cache)
+
+
+def _serving_note(req: Request, s: ServingFigures, rules: Rules) -> Assumption:
     cap = s.at_capacity
-    limit = Reason(ReasonKind.limit_engine_cap if s.capped else ReasonKind.limit_kv_cache)
-    serving = Reason(
-        ReasonKind.serving_throughput,
-        {
-            "prompt_tokens": cap.prompt_tokens,
-            "output_tokens": cap.output_tokens,
-            "limit": limit,
-            "concurrency": cap.concurrency,
-            "ttft_ms": f"{cap.ttft_s * 1000:,.0f}",
-        },
-    )
-    return Assumption("serving", cap.concurrency, message=serving)
+    params: dict[str, Param] = {
+        "prompt_tokens": cap.prompt_tokens,
+        "output_tokens": cap.output_tokens,
+        "limit": serving_limit(req, s, rules),
+        "concurrency": cap.concurrency,
+        "ttft_ms": f"{cap.ttft_s * 1000:,.0f}",
+    }
+    launch = speed.launch_reason(req, cap.concurrency, req.context, rules)
+    if launch is not None:
+        params["launch"] = launch
+    return Assumption("serving", cap.concurrency, message=Reason(ReasonKind.serving_throughput, params))
 
 
 def _image_note(req: Request, s: image_speed.ImageSpeed) -> Assumption:

@@ -699,9 +699,50 @@ def serving_cap(gpu: Gpu, serving: ServingRules) -> int:
     return serving.max_concurrency
 
 
+def runtime_cap(req: Request, gpu: Gpu, all_rules: Rules) -> int:
+    """The most sequences ``req.runtime`` serves at once on ``gpu`` (``speed.runtimes[...].concurrency``):
+    vLLM's per-card max_num_seqs default (:func:`serving_cap`); llama.cpp's LLAMA_MAX_SEQ (``max_slots``: the
+    server is launched with as many ``--parallel`` slots as it serves, up to that); transformers
+    ``generate()``, which has no scheduler, the static batch the request names."""
+    rt = all_rules.speed.runtimes[req.runtime]
+    if rt.concurrency == "batch":
+        return req.batch
+    if rt.concurrency == "slots" and rt.max_slots is not None:
+        return rt.max_slots
+    return serving_cap(gpu, all_rules.speed.serving)
+
+
+def cap_reason(req: Request, all_rules: Rules) -> Reason:
+    """Why the runtime serves no more sequences than :func:`runtime_cap` (the serving note's ``limit`` when it binds)."""
+    rt = all_rules.speed.runtimes[req.runtime]
+    if rt.concurrency == "batch":
+        return Reason(ReasonKind.limit_static_batch)
+    if rt.concurrency == "slots":
+        return Reason(ReasonKind.limit_max_slots)
+    return Reason(ReasonKind.limit_engine_cap)
+
+
+def launch_reason(req: Request, slots: int, context: int, all_rules: Rules) -> Reason | None:
+    """How the server must be launched to serve ``slots`` sequences of ``context`` tokens at once: a slots
+    runtime opens ``default_slots`` without ``--parallel`` (llama-server: 4 sharing one ``-c`` pool), so the
+    figures assume ``--parallel slots -c slots x context`` (each slot ``context`` tokens, the KV cache the
+    memory estimate holds). None for other runtimes."""
+    rt = all_rules.speed.runtimes[req.runtime]
+    if rt.concurrency != "slots" or rt.default_slots is None:
+        return None
+    params: dict[str, Param] = {
+        "default": rt.default_slots,
+        "slots": str(slots),  # flag values: written plain, without separators
+        "ctx": str(slots * context),
+        "context": context,
+    }
+    return Reason(ReasonKind.launch_slots, params)
+
+
 def max_concurrency(req: Request, gpu: Gpu, cards: int, all_rules: Rules, cap: int | None = None) -> tuple[int, bool]:
-    """Sequences of ``req.context`` tokens that fit the cards together, and whether the engine's cap
-    (vLLM's max_num_seqs on this card, :func:`serving_cap`) limits it instead.
+    """Sequences of ``req.context`` tokens that fit the cards together, and whether the runtime's cap
+    (:func:`runtime_cap`: vLLM's max_num_seqs on this card, llama.cpp's LLAMA_MAX_SEQ, transformers' static
+    batch) limits it instead.
 
     A count fits when the memory estimate at that batch fits the usable memory: weights, every
     sequence's KV cache, the prefill temporaries of one step (the serving stack's chunk, so they stop
@@ -710,7 +751,7 @@ def max_concurrency(req: Request, gpu: Gpu, cards: int, all_rules: Rules, cap: i
     request).
     """
     mem = all_rules.memory
-    limit = cap or serving_cap(gpu, all_rules.speed.serving)
+    limit = cap or runtime_cap(req, gpu, all_rules)
     usable = memory.usable_gib(gpu.memory_gb, mem, req)
 
     def fits(count: int) -> bool:

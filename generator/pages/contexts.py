@@ -66,6 +66,8 @@ class SiteContext:
     pick_tiers: list[str]  # source tiers whose prices may rank a recommendation (rules.prices.pick_tiers), as names
     serving_stack: str  # the serving runtime serving figures assume (rules.yaml defaults.runtime), e.g. vLLM
     max_concurrency: str  # the engine's cap on concurrent sequences per card class, in words (rules.yaml speed.serving)
+    runtime_caps: Mapping[str, str]  # runtime display name -> what caps its concurrency, in words (speed.runtimes)
+    layer_split_names: list[str]  # display names of the runtimes that split a model over cards by layer
     latency_floor: Any  # rules.decision.latency_floor: the slowest serving a plan may give a user
     # how far the figures can be trusted (the calibration set's held-out record, results.trust)
     trust_notes: Callable[[tuple[str, ...] | list[str]], list[GroupTrust]]  # groups -> their records, in order

@@ -76,6 +76,8 @@ def site_context(cat: Catalogue, trust: Mapping[str, GroupTrust] | None = None) 
         serving_stack=cat.rules.memory.inference.runtimes[cat.rules.defaults.runtime].name,
         latency_floor=cat.rules.decision.latency_floor,
         max_concurrency=_concurrency_words(cat),
+        runtime_caps=_runtime_cap_words(cat),
+        layer_split_names=[r.name for r in cat.rules.memory.inference.runtimes.values() if r.layer_split],
         trust_notes=partial(notes, trust or {}),
         trust_groups=groups_for,
         calibration_names=CALIBRATION_GROUP_NAMES,
@@ -89,6 +91,24 @@ def _concurrency_words(cat: Catalogue) -> str:
         f"{sv.max_concurrency:,} 路；显存 {sv.large_card_min_gib:g} GB 及以上的卡（A100 除外）"
         f"{sv.large_card_max_concurrency:,} 路"
     )
+
+
+def _runtime_cap_words(cat: Catalogue) -> dict[str, str]:
+    """What caps each runtime's concurrent sequences, in words, by its display name (rules.yaml
+    speed.runtimes ``concurrency``)."""
+    out: dict[str, str] = {}
+    for runtime, rt in cat.rules.speed.runtimes.items():
+        name = cat.rules.memory.inference.runtimes[runtime].name
+        if rt.concurrency == "slots":
+            out[name] = (
+                f"llama-server 不加 --parallel 只开 {rt.default_slots} 个槽位，本页按 --parallel N -c N×上下文 启动计算"
+                f"（N 为并发数），一个上下文最多 {rt.max_slots} 条序列（LLAMA_MAX_SEQ）"
+            )
+        elif rt.concurrency == "batch":
+            out[name] = "generate() 没有请求调度，并发就是设定的批大小"
+        else:
+            out[name] = f"并发上限按 {_concurrency_words(cat)}"
+    return out
 
 
 def _digest(value: object) -> bytes | None:

@@ -73,10 +73,10 @@ REASON_ZH: dict[ReasonKind, str] = {
     ReasonKind.serving_load: (
         "按 {batch} 路并发（每个请求提示 {prompt_tokens} + 输出 {output_tokens} token）[、{copies} 份副本]："
         "首 token 约 {ttft_s} 秒，每个用户每秒约 {user_tokens_per_s} 个输出 token，合计每秒约 {tokens_per_s} token，"
-        "每百万 token（提示与输出合计，只计 GPU 租金）约 {cost}"
+        "每百万 token（提示与输出合计，只计 GPU 租金）约 {cost}[；{launch}]"
     ),
     ReasonKind.serving_capacity: (
-        "满载时按显存可容纳的 {concurrency} 路并发[、{replicas} 份副本]每秒约处理 {tokens_per_s} token，每百万 token 约 {cost}"
+        "满载时按{limit}允许的 {concurrency} 路并发[、{replicas} 份副本]每秒约处理 {tokens_per_s} token，每百万 token 约 {cost}"
     ),
     ReasonKind.images: "每小时约 {per_hour} 张，每千张约 {cost}（只计 GPU 租金）[：每月 {volume} 张约要跑 {hours} 小时]",
     ReasonKind.not_cuda: "这张卡不支持 CUDA：基于 PyTorch/CUDA 的代码要迁移到厂商自己的软件栈（如昇腾 CANN、AMD ROCm）才能跑",
@@ -122,7 +122,7 @@ REASON_ZH: dict[ReasonKind, str] = {
     ),
     ReasonKind.serving_throughput: (
         "服务吞吐：每个请求提示 {prompt_tokens} + 输出 {output_tokens} token，预填充和解码分时进行；"
-        "并发数取{limit}允许的 {concurrency} 路[；空闲时单个请求的首 token 延迟约 {ttft_ms} ms]。"
+        "并发数取{limit}允许的 {concurrency} 路[；{launch}][；空闲时单个请求的首 token 延迟约 {ttft_ms} ms]。"
     ),
     ReasonKind.image_speed: (
         "出图速度：{resolution}×{resolution}、{steps} 步、{passes}，单卡每张约 {seconds} 秒（每小时约 {per_hour} 张）；"
@@ -130,7 +130,13 @@ REASON_ZH: dict[ReasonKind, str] = {
     ),
     ReasonKind.editor_gpu: "编辑推荐 {editor}[（{excluded}）]，计算结果为 {computed}",
     ReasonKind.editor_delivery: "编辑推荐交付形式 {editor}，规则给出 {rule}（{why}）",
-    ReasonKind.limit_engine_cap: "引擎的并发上限",
+    ReasonKind.limit_engine_cap: "这张卡上 vLLM 的默认并发上限（max_num_seqs）",
+    ReasonKind.limit_max_slots: "llama.cpp 一个上下文的序列上限（LLAMA_MAX_SEQ）",
+    ReasonKind.limit_static_batch: "transformers generate() 的静态批（没有请求调度，并发就是设定的批大小）",
+    ReasonKind.launch_slots: (
+        "llama-server 不加 --parallel 只开 {default} 个槽位（共用 -c 的上下文），"
+        "按 --parallel {slots} -c {ctx} 启动才能同时处理这么多路（每个槽位 {context} token）"
+    ),
     ReasonKind.limit_kv_cache: "显存能放下的 KV 缓存",
     ReasonKind.denoise_cfg: "每步两次去噪（CFG：正向、负向提示各一次）",
     ReasonKind.denoise_distilled: "每步一次去噪（引导蒸馏模型）",
@@ -199,6 +205,9 @@ ESTIMATE_ZH: dict[ReasonKind, str] = {
     ),
     ReasonKind.kv_linear: "；{linear_layers} 个线性注意力层不存 KV，每条序列各存固定大小的状态",
     ReasonKind.parallelism: "{cards} 张卡按张量并行 {tp} 路[、流水线 {pp} 段]切分模型。",
+    ReasonKind.parallelism_layers: (
+        "{runtime} 把 {cards} 张卡按层切分模型（不是张量并行）：每张卡放约 {layers} 层的权重和这些层的 KV 缓存。"
+    ),
     ReasonKind.prefill_chunked: (
         "预填充分块进行：{runtime} 每步最多处理 {chunk} 个 token（{setting}），"
         "{batch} 条 × {context} token 分几步处理完，临时张量按一步中单层最大的计；{logits}。"

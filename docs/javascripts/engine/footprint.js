@@ -36,6 +36,13 @@ export function parallelLayout(gpus, mem) {
   return [tp, Math.ceil(gpus / tp)];
 }
 
+/** memory_layout: [tensor-parallel, layer stages] of the weights and KV cache; a layer-split runtime
+ * (llama.cpp --split-mode layer, transformers device_map) gives each card a run of whole layers: [1, gpus]. */
+export function memoryLayout(gpus, mem, runtime = null) {
+  if (runtime !== null && runtime !== undefined && mem.inference.runtimes[runtime].layer_split) return [1, gpus];
+  return parallelLayout(gpus, mem);
+}
+
 /** _kv_values_per_layer_token: values one token caches in one attention layer on one card
  * (K and V of the card's KV heads; MLA: the latent and the rotary key, one copy per card). */
 function kvValuesPerLayerToken(arch, tp) {
@@ -44,18 +51,18 @@ function kvValuesPerLayerToken(arch, tp) {
 }
 
 /** kv_bytes_per_token: KV-cache bytes per token of context on one card (layers caching every token). */
-export function kvBytesPerToken(arch, kvPrecision, mem, gpus = 1) {
+export function kvBytesPerToken(arch, kvPrecision, mem, gpus = 1, runtime = null) {
   if (arch.kind === "diffusion") return 0;
-  const [tp, pp] = parallelLayout(gpus, mem);
+  const [tp, pp] = memoryLayout(gpus, mem, runtime);
   const layers = Math.ceil(arch.attention_layers / pp);
   const bytesPer = mem.bits_per_param[kvPrecision] / BITS_PER_BYTE;
   return imul(layers, kvValuesPerLayerToken(arch, tp)) * bytesPer;
 }
 
 /** kv_bytes_per_sequence: KV cache and recurrent state of one sequence of `context` tokens on one card. */
-export function kvBytesPerSequence(arch, kvPrecision, mem, gpus, context) {
+export function kvBytesPerSequence(arch, kvPrecision, mem, gpus, context, runtime = null) {
   if (arch.kind === "diffusion") return 0;
-  const [tp, pp] = parallelLayout(gpus, mem);
+  const [tp, pp] = memoryLayout(gpus, mem, runtime);
   const bytesPer = mem.bits_per_param[kvPrecision] / BITS_PER_BYTE;
   const per = kvValuesPerLayerToken(arch, tp);
   let tokens = imul(Math.ceil(arch.full_attention_layers / pp), context);

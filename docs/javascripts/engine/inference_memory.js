@@ -1,6 +1,6 @@
 /* Hand-written port of generator/engine/inference_memory.py: memory of serving a model on one
  * card (weights, KV cache, prefill temporaries) and of an image-generation pipeline. */
-import { BITS_PER_BYTE, GIB, defaultKvPrecision, finish, kvBytesPerSequence, parallelLayout, total, weightBytes } from "./footprint.js";
+import { BITS_PER_BYTE, GIB, defaultKvPrecision, finish, kvBytesPerSequence, memoryLayout, total, weightBytes } from "./footprint.js";
 import { imul, maxBy, sum } from "./py.js";
 
 const PHASES = ["text_encoder", "denoiser", "vae"];
@@ -50,7 +50,8 @@ export function inferenceEstimate(req, mem) {
   const arch = req.arch, n = req.gpus;
   if (arch.kind === "diffusion") return diffusionEstimate({ ...req, gpus: 1 }, mem);
   const ir = mem.inference;
-  const [tp] = parallelLayout(n, mem);
+  // vLLM: tensor parallel; a layer-split runtime (llama.cpp, transformers device_map): whole layers per card.
+  const [tp] = memoryLayout(n, mem, req.runtime);
   const prec = req.precision;
   const weights = weightBytes(arch, prec, mem) / n;
   let transients = 0;
@@ -61,7 +62,7 @@ export function inferenceEstimate(req, mem) {
   const rt = ir.runtimes[req.runtime];
   const kvPrec = req.kv_precision || rt.kv_precision || defaultKvPrecision(prec, mem);
   const tokens = imul(req.batch, req.context);
-  const kv = kvBytesPerSequence(arch, kvPrec, mem, n, req.context) * req.batch;
+  const kv = kvBytesPerSequence(arch, kvPrec, mem, n, req.context, req.runtime) * req.batch;
   const actBytes = rt.activation_bytes || (prec === "fp32" ? ir.fp32_activation_bytes : ir.activation_bytes);
   const perToken = actBytes * (
     Math.max(ir.prefill_intermediate_copies * arch.routed_intermediate, ir.prefill_hidden_copies * arch.hidden) / tp

@@ -8,7 +8,8 @@ import { bestPerProvider, fasterPlan, planValue, Planner } from "./plans.js";
 import { cny, compareTuples, fixed, general, grouped, percent, roundTo } from "./py.js";
 import { reason } from "./reason.js";
 import { checkRequest } from "./support.js";
-import { costPerMillionTokens, servingLayout } from "./speed.js";
+import { costPerMillionTokens, launchReason, servingLayout } from "./speed.js";
+import { servingLimit } from "./sizing.js";
 
 /** links_cards: whether `cards` cards are joined by a scale-up link. */
 export function linksCards(gpu, cards) {
@@ -293,11 +294,15 @@ function reasons(o, trainingJob, costRules, rules) {
       tokens_per_s: grouped(load.tokens_per_s, 0), cost: cny(load.cost_per_mtok_cny, 2),
     };
     if (load.copies > 1) atLoad.copies = load.copies;
+    if (s.request !== null) {
+      const launch = launchReason(s.request, load.per_copy, s.request.context, rules);
+      if (launch !== null) atLoad.launch = launch;
+    }
     out.push(reason("serving_load", atLoad));
   }
-  if (o.cost_per_mtok_cny !== null && o.served_tokens_per_s !== null && s.serving !== null) {
+  if (o.cost_per_mtok_cny !== null && o.served_tokens_per_s !== null && s.serving !== null && s.request !== null) {
     const c = s.serving.at_capacity;
-    const full = { concurrency: c.concurrency, tokens_per_s: grouped(o.served_tokens_per_s, 0), cost: cny(o.cost_per_mtok_cny, 2) };
+    const full = { limit: servingLimit(s.request, s.serving, rules), concurrency: c.concurrency, tokens_per_s: grouped(o.served_tokens_per_s, 0), cost: cny(o.cost_per_mtok_cny, 2) };
     if (o.replicas > 1) full.replicas = o.replicas;
     out.push(reason("serving_capacity", full));
   }

@@ -3,7 +3,8 @@
 import { cardCounts, estimate, usableGib } from "./memory.js";
 import { secondsPerImage } from "./image_speed.js";
 import { floorDiv } from "./py.js";
-import { decodeThroughput, maxConcurrency, serve, trainingHours } from "./speed.js";
+import { capReason, decodeThroughput, maxConcurrency, serve, trainingHours } from "./speed.js";
+import { reason } from "./reason.js";
 
 /** Largest card count the sizing tries (eight 8-card servers). */
 export const MAX_CARDS = 64;
@@ -94,6 +95,12 @@ export function trainOn(sizing, gpu, cards, rules, cluster = null, replicated = 
     return null;
   }
   return trainingHours({ ...sizing.request, gpus: cards }, sizing.job_tokens_b * 1e9, gpu, cards, rules, cluster, replicated);
+}
+
+/** serving_limit: what limits the concurrency at capacity (the runtime's cap or the KV cache memory holds). */
+export function servingLimit(req, s, rules) {
+  if (s.capped) return capReason(req, rules);
+  return reason("limit_kv_cache");
 }
 
 /** serving_figures: serving speed on `cards` cards; prompt = context − output tokens. */

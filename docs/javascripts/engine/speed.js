@@ -4,6 +4,7 @@ import { BITS_PER_BYTE, GIB, defaultKvPrecision, kvBytesPerSequence, parallelLay
 import { allreduceSeconds, hasNvlinkClassLink, linkGbpsPerDirection, linkKind, tensorTflops } from "./links.js";
 import { estimate, usableGib } from "./memory.js";
 import { floorDiv, imul } from "./py.js";
+import { reason } from "./reason.js";
 import { clusterScaling } from "./scaling.js";
 import { frozenBaseBytes } from "./training_memory.js";
 
@@ -277,9 +278,32 @@ export function servingCap(gpu, serving) {
   return serving.max_concurrency;
 }
 
+/** runtime_cap: the most sequences req.runtime serves at once (vLLM's max_num_seqs default, llama.cpp's LLAMA_MAX_SEQ, transformers' static batch). */
+export function runtimeCap(req, gpu, rules) {
+  const rt = rules.speed.runtimes[req.runtime];
+  if (rt.concurrency === "batch") return req.batch;
+  if (rt.concurrency === "slots" && rt.max_slots !== null) return rt.max_slots;
+  return servingCap(gpu, rules.speed.serving);
+}
+
+/** cap_reason: why the runtime serves no more sequences than runtime_cap. */
+export function capReason(req, rules) {
+  const rt = rules.speed.runtimes[req.runtime];
+  if (rt.concurrency === "batch") return reason("limit_static_batch");
+  if (rt.concurrency === "slots") return reason("limit_max_slots");
+  return reason("limit_engine_cap");
+}
+
+/** launch_reason: a slots server launched with --parallel slots -c slots x context; null for other runtimes. */
+export function launchReason(req, slots, context, rules) {
+  const rt = rules.speed.runtimes[req.runtime];
+  if (rt.concurrency !== "slots" || rt.default_slots === null) return null;
+  return reason("launch_slots", { default: rt.default_slots, slots: String(slots), ctx: String(slots * context), context });
+}
+
 export function maxConcurrency(req, gpu, cards, rules, cap = null) {
   const mem = rules.memory;
-  const limit = cap || servingCap(gpu, rules.speed.serving);
+  const limit = cap || runtimeCap(req, gpu, rules);
   const usable = usableGib(gpu.memory_gb, mem, req);
   const fits = (count) => estimate({ ...req, batch: count, gpus: cards }, mem).total_gib <= usable;
   if (fits(limit)) return [limit, true];
