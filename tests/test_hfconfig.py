@@ -274,6 +274,7 @@ def test_the_calculators_reader_agrees_on_every_fixture() -> None:
         assert js["total"] == py.total
         assert js["flags"].keys() == py.flags.keys()
         assert all(float(js["flags"][k]) == float(v) for k, v in py.flags.items()), (js["flags"], py.flags)
+        assert js["maxContext"] == py.max_context
 
 
 # --------------------------------------------------------------------------- the command line
@@ -454,6 +455,7 @@ def test_the_catalogue_agrees_with_its_config_json(catalogue_models, model_id: s
         assert (str(value) if value is not None else None) == r.flags.get(flag), (model_id, field)
     assert (m.head_dim is None) == ("head-dim" not in r.flags) and str(m.head_dim or "") == r.flags.get("head-dim", "")
     assert m.tied_embeddings == ("tied-embeddings" in r.flags)
+    assert m.max_context == r.max_context  # models.yaml's max_context is the config's max_position_embeddings
     assert abs(m.params_b * 1e9 - r.total) / r.total < 0.001, (model_id, m.params_b, r.total)
     if m.active_params_b is not None:
         assert abs(m.active_params_b - float(r.flags["active-params"])) / m.active_params_b < 0.01

@@ -25,6 +25,7 @@ from generator.engine.arch import Arch, shape_problem
 from generator.engine.cost import Usage
 from generator.engine.flags import FLAG_OF, default_precision, request_from_flags
 from generator.engine.hfconfig import ConfigError, key_line, read_config
+from generator.engine.limits import context_limit, limit_text_en
 from generator.engine.plans import Load
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
 from generator.engine.request import Request
@@ -177,6 +178,7 @@ def _with_config_json(args: argparse.Namespace) -> argparse.Namespace:
         except argparse.ArgumentTypeError as exc:
             raise UsageError(f"{path}: {flag.replace('-', '_')} read as {value}: {exc}") from None
     out.config_json = None
+    out.config_max_context = read.max_context
     return out
 
 
@@ -233,7 +235,26 @@ def _arch(cat: Catalogue, args: argparse.Namespace) -> Arch:
     )  # fmt: skip
 
 
+def _model_limit(cat: Catalogue, args: argparse.Namespace) -> tuple[int | None, str]:
+    """The longest context the model's positions reach and where it was read: ``models.yaml``'s
+    ``max_context``, a config.json's ``max_position_embeddings``, or (None) nothing for ``--params``."""
+    if args.model is not None and args.model in cat.models:
+        return cat.models[args.model].max_context, "max_context"
+    return getattr(args, "config_max_context", None), "max_position_embeddings"
+
+
+def _context_flag(args: argparse.Namespace) -> str:
+    """The flag a too-long context is blamed on (workload.js contextField)."""
+    if args.context is not None:
+        return "--context"
+    if args.prompt_tokens is not None:
+        return "--prompt-tokens"
+    return "--output-tokens" if args.output_tokens is not None else "--context"
+
+
 def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
+    if getattr(args, "config_json", None) is not None:
+        args = _with_config_json(args)
     arch = _arch(cat, args)
     image = arch.kind is ModelKind.diffusion
     if image and args.workload != Workload.inference.value:
@@ -247,6 +268,9 @@ def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
     if not image and (args.steps is not None or getattr(args, "images_per_month", None) is not None):
         raise UsageError("--steps and --images-per-month are for image models")
     context, output = _serving_lengths(cat, args, arch.kind is ModelKind.llm)
+    limit = context_limit(context, *_model_limit(cat, args)) if arch.kind is ModelKind.llm else None
+    if limit is not None:
+        raise UsageError(f"{_context_flag(args)}: {limit_text_en(limit)}")
     values = {flag: getattr(args, flag.replace("-", "_")) for flag in FLAG_OF.values()}
     precision, _ = _precision_default(cat, args)
     return request_from_flags(

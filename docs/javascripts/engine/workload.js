@@ -211,6 +211,22 @@ function servingLengths(data, v, llm) {
   return [context, serving ? outputTokens(output === undefined ? null : output, context, data.rules) : null];
 }
 
+/** limits.context_limit: the form record refusing a context longer than the model's positions
+ * (`limit` null: no stated limit; `key`: where the limit was read), or null when it fits. */
+export function contextLimit(context, limit, key) {
+  if (limit === null || limit === undefined || context <= limit) return null;
+  return form("context_over_model", { context: String(context), limit: String(limit), key });
+}
+
+/** The field a too-long context is blamed on (workload._context_flag): --context when given, else the
+ * lengths that made it (prompt, then output tokens), else --context (the default's). */
+function contextField(v) {
+  if (v.context !== undefined) return "context";
+  if (v["prompt-tokens"] !== undefined) return "prompt-tokens";
+  if (v["output-tokens"] !== undefined) return "output-tokens";
+  return "context";
+}
+
 /** _request (on one card) and the checks of Request.__post_init__. */
 export function buildRequest(data, v) {
   const a = arch(data, v);
@@ -231,6 +247,9 @@ export function buildRequest(data, v) {
     throw new FieldError(v.steps !== undefined ? "steps" : "images-per-month", form("image_only_volume"));
   }
   const [context, output] = servingLengths(data, v, a.kind === "llm");
+  const model = v.model === undefined ? undefined : data.models.find((m) => m.id === v.model);
+  const limit = a.kind === "llm" && model ? contextLimit(context, model.max_context, "max_context") : null;
+  if (limit !== null) throw new FieldError(contextField(v), limit);
   if (output !== null && !(output >= 1 && output < context)) {
     throw new FieldError("context", form("no_prompt"));
   }
