@@ -61,6 +61,8 @@ def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
          4096, "max_context"),
         (["--config-json", str(CONFIGS / "qwen3-8b.json"), "--context", "40961"], "--context", 40961, 40960,
          "max_position_embeddings"),
+        (["--params", "7", "--max-context", "2048", "--output-tokens", "2048", "--context", "2049"], "--context", 2049,
+         2048, "max_position_embeddings"),
     ],
 )  # fmt: skip
 def test_the_command_line_refuses_a_context_past_the_limit(
@@ -75,7 +77,7 @@ def test_the_command_line_refuses_a_context_past_the_limit(
 def test_the_command_line_sizes_a_context_at_the_limit(capsys: pytest.CaptureFixture[str]) -> None:
     for args in (["--model", "llama-2-7b", "--context", "4096"],
                  ["--config-json", str(CONFIGS / "qwen3-8b.json"), "--context", "40960"],
-                 ["--params", "7", "--context", "500000"]):  # fmt: skip
+                 ["--params", "7", "--context", "500000"], ["--params", "7", "--max-context", "4096", "--context", "4096"]):  # fmt: skip
         code, _, err = _cli(capsys, "estimate", "--workload", "inference", *args)
         assert code == 0, (args, err)
 
@@ -83,6 +85,23 @@ def test_the_command_line_sizes_a_context_at_the_limit(capsys: pytest.CaptureFix
 def test_training_is_held_to_the_limit_too(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _cli(capsys, "estimate", "--workload", "lora", "--model", "llama-2-7b", "--context", "8192")
     assert code == 2 and "its max_context is 4096 tokens" in err
+
+
+def test_a_catalogue_model_takes_no_max_context_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _cli(capsys, "estimate", "--workload", "inference", "--model", "llama-2-7b", "--max-context", "2048")
+    assert code == 2 and "--max-context describes a model given by --params" in err
+
+
+def test_a_config_json_sets_max_context_from_max_position_embeddings() -> None:
+    from generator.engine.hfconfig import read_config
+
+    r = read_config(json.loads((CONFIGS / "qwen3-8b.json").read_text(encoding="utf-8")))
+    assert r.max_context == 40960 and r.flags["max-context"] == "40960"
+    # Qwen2.5-VL-7B keeps it at the top level ("max_position_embeddings": 128000), Llama 4 in text_config
+    vl = read_config(json.loads((CONFIGS / "qwen2.5-vl-7b-instruct.json").read_text(encoding="utf-8")))
+    assert vl.flags["max-context"] == "128000"
+    scout = read_config(json.loads((CONFIGS / "llama-4-scout-17b-16e-instruct.json").read_text(encoding="utf-8")))
+    assert scout.flags["max-context"] == "10485760"
 
 
 #: Reads {data, cases, grid}; prints each case's first error as [field, record, words], and contextLimit on the grid.
@@ -115,6 +134,8 @@ def test_the_calculator_refuses_the_same_contexts_in_the_readers_words() -> None
         [("workload", "inference"), ("model", "llama-2-7b"), ("prompt-tokens", "3600"), ("output-tokens", "512")],
         [("workload", "lora"), ("model", "qwen3-8b"), ("context", "131072")],
         [("workload", "inference"), ("model", "llama-2-7b"), ("context", "4096")],  # at the limit: ranks
+        [("workload", "inference"), ("params", "7"), ("max-context", "2048"), ("context", "2049")],
+        [("workload", "inference"), ("model", "llama-2-7b"), ("max-context", "2048")],
     ]
     grid: list[tuple[int, int | None, str]] = [
         (c, lim, k) for c in (1, 4095, 4096, 4097, 10**6) for lim in (None, 4096, 40960)
@@ -128,13 +149,19 @@ def test_the_calculator_refuses_the_same_contexts_in_the_readers_words() -> None
                          input=json.dumps({"data": calculator_data(cat), "cases": cases, "grid": grid}), check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr
     got: dict[str, Any] = json.loads(run.stdout)
-    e0, e1, e2, e3 = got["errors"]
+    e0, e1, e2, e3, e4, e5 = got["errors"]
     assert e0[0] == "context" and e0[1]["kind"] == "context_over_model"
     assert e0[1]["params"] == {"context": "4097", "limit": "4096", "key": "max_context"}
     assert e0[2] == "上下文 4097 token 超过了这个模型支持的长度：它的 max_context 是 4096 token"
     assert e1[0] == "prompt-tokens" and e1[1]["params"]["context"] == "4112"
     assert e2[0] == "context" and e2[1]["params"] == {"context": "131072", "limit": "40960", "key": "max_context"}
     assert e3 is None
+    assert e4[0] == "context" and e4[1]["params"] == {
+        "context": "2049",
+        "limit": "2048",
+        "key": "max_position_embeddings",
+    }
+    assert e5[0] == "max-context" and e5[1]["kind"] == "shape_with_model"  # a catalogue model has its own limit
     # the JS check is the Python one, figure for figure (its params are the figures as text)
     for (c, lim, k), js in zip(grid, got["limits"], strict=True):
         py = context_limit(c, lim, k)

@@ -42,6 +42,8 @@ MAX_CLUSTER_GPUS = 16_384
 ARCH_FLAGS = ("layers", "hidden", "heads", "kv-heads", "vocab", "intermediate", "head-dim")
 #: Mixture-of-experts and embedding fields ``--params`` may come with.
 MOE_FLAGS = ("experts", "experts-per-token", "active-params", "tied-embeddings")
+#: What the model was built for, with ``--params`` (a catalogue model has its own ``max_context``).
+LIMIT_FLAGS = ("max-context",)
 #: Attention and MoE variants (latent attention, windows, linear attention, dense and shared experts):
 #: flag, Arch field, help. Never derived: a model without them has none.
 VARIANT_FLAGS = (
@@ -77,6 +79,9 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
     p.add_argument("--active-params", type=bounded("active-params"), metavar="BILLIONS",
                    help="with --experts: parameters one token passes through")  # fmt: skip
     p.add_argument("--tied-embeddings", action="store_true", help="with --params: input and output embeddings shared")
+    p.add_argument("--max-context", type=bounded("max-context"), metavar="TOKENS",
+                   help="with --params: the longest context the model's positions reach (config.json "
+                   "max_position_embeddings); a longer request is refused")  # fmt: skip
     for flag, _field, text in VARIANT_FLAGS:
         p.add_argument(f"--{flag}", type=bounded(flag), help=f"with --params: {text}")
     p.add_argument("--precision", choices=[x.value for x in Precision],
@@ -178,7 +183,6 @@ def _with_config_json(args: argparse.Namespace) -> argparse.Namespace:
         except argparse.ArgumentTypeError as exc:
             raise UsageError(f"{path}: {flag.replace('-', '_')} read as {value}: {exc}") from None
     out.config_json = None
-    out.config_max_context = read.max_context
     return out
 
 
@@ -186,7 +190,7 @@ def _arch(cat: Catalogue, args: argparse.Namespace) -> Arch:
     """The model's shape: a ``models.yaml`` entry, a ``config.json``, or ``--params`` with whatever fields are given."""
     if getattr(args, "config_json", None) is not None:
         args = _with_config_json(args)
-    names = (*ARCH_FLAGS, *MOE_FLAGS, *(f for f, _, _ in VARIANT_FLAGS))
+    names = (*ARCH_FLAGS, *MOE_FLAGS, *(f for f, _, _ in VARIANT_FLAGS), *LIMIT_FLAGS)
     shape_flags = [f for f in names if getattr(args, f.replace("-", "_")) not in (None, False)]
     if args.model is not None:
         if shape_flags:
@@ -237,10 +241,10 @@ def _arch(cat: Catalogue, args: argparse.Namespace) -> Arch:
 
 def _model_limit(cat: Catalogue, args: argparse.Namespace) -> tuple[int | None, str]:
     """The longest context the model's positions reach and where it was read: ``models.yaml``'s
-    ``max_context``, a config.json's ``max_position_embeddings``, or (None) nothing for ``--params``."""
+    ``max_context``, else ``--max-context`` (a config.json's ``max_position_embeddings``); None: no limit."""
     if args.model is not None and args.model in cat.models:
         return cat.models[args.model].max_context, "max_context"
-    return getattr(args, "config_max_context", None), "max_position_embeddings"
+    return args.max_context, "max_position_embeddings"
 
 
 def _context_flag(args: argparse.Namespace) -> str:

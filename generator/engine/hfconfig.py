@@ -386,6 +386,8 @@ def read_config(cfg: Any) -> ReadConfig:
     max_context = _int(cfg, "max_position_embeddings")
     if max_context is None and cfg is not raw:
         max_context = _int(raw, "max_position_embeddings")
+    if max_context is not None:
+        flags["max-context"] = str(max_context)
     return ReadConfig(flags, total, note, max_context)
 
 

@@ -100,6 +100,7 @@ FIELD_ZH: dict[str, str] = {
     "kv-lora-rank": "MLA 潜在维度",
     "qk-rope-head-dim": "MLA 旋转位置维度",
     "sliding-window": "滑动窗口（token）",
+    "max-context": "模型最长上下文",
     "window-layers": "滑动窗口层数",
     "linear-layers": "线性注意力层数",
     "linear-state": "线性注意力状态（每层每条序列）",

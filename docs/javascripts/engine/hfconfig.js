@@ -270,6 +270,7 @@ function readConfig(raw) {
   // max_position_embeddings of the language model, else of the top level (ReadConfig.max_context)
   let maxContext = int(cfg, "max_position_embeddings");
   if (maxContext === null && cfg !== raw) maxContext = int(raw, "max_position_embeddings");
+  if (maxContext !== null) flags["max-context"] = String(maxContext);
   return { flags, total, note, maxContext };
 }
 
