@@ -287,7 +287,8 @@ def test_form_errors_read_as_they_did_when_the_engine_built_them(tmp_path: Path)
         old["read"] = [r.replace(was, now) for r in old["read"]]
     assert new["read"] == old["read"]
     kinds = {e[2] for e in new["errors"]}
-    assert set(FORM_ZH) - kinds == {k for k in FORM_ZH if k.startswith("config_")}
+    # context_over_model came after BEFORE (the old engine ranks those queries): tests/test_limits.py words it
+    assert set(FORM_ZH) - kinds == {k for k in FORM_ZH if k.startswith("config_")} | {"context_over_model"}
 
 
 #: Reads {data, pairs}; prints recommendResult's errors as [field, kind, words] (words from the form tables).

@@ -183,6 +183,9 @@ class Draw:
     llms: list[str]
     images: list[str]
     tiers: list[str]
+    #: Each language model's max_context (models.yaml): the drawn lengths stay within it, so the inputs
+    #: stay valid (a longer context is refused: REFUSED and test_a_context_past_the_models_limit_is_refused).
+    limits: dict[str, int]
 
 
 def draw(rng: random.Random, d: Draw) -> list[tuple[str, str]]:
@@ -311,7 +314,28 @@ def draw(rng: random.Random, d: Draw) -> list[tuple[str, str]]:
     if maybe(0.25):
         chosen = [t for t in d.tiers if maybe(0.6)] or [d.tiers[0]]
         q.append(("billing", ",".join(chosen)))
-    return q
+    return within_limit(q, d.limits)
+
+
+def within_limit(q: list[tuple[str, str]], limits: dict[str, int]) -> list[tuple[str, str]]:
+    """The query with its lengths cut to the named model's max_context (no draw from the generator, so
+    the rest of the random stream is unchanged): --context to the limit, an --output-tokens to below
+    it, a --prompt-tokens to what the limit leaves beside the output."""
+    pairs = dict(q)
+    limit = limits.get(pairs.get("model", ""))
+    if limit is None:
+        return q
+    prompt, output, context = (
+        int(pairs[k]) if k in pairs else None for k in ("prompt-tokens", "output-tokens", "context")
+    )
+    out = dict(pairs)
+    if context is not None and context > limit:
+        out["context"] = str(limit)
+        if output is not None and output >= limit:
+            out["output-tokens"] = str(limit - 1)
+    if prompt is not None and output is not None and prompt + output > limit:
+        out["prompt-tokens"] = str(limit - output)
+    return [(k, out[k]) for k, _ in q]
 
 
 #: Inputs both sides must refuse (a message beside the field; exit status 2).
@@ -322,6 +346,10 @@ REFUSED: list[list[tuple[str, str]]] = [
     [("workload", "inference"), ("params", "7"), ("hours-per-month", "0")],
     [("workload", "inference"), ("params", "7"), ("batch", "1.5")],
     [("workload", "inference"), ("params", "7"), ("context", "1")],
+    # past the model's max_context (models.yaml): Llama-2-7B's positions stop at 4,096
+    [("workload", "inference"), ("model", "llama-2-7b"), ("context", "4097")],
+    [("workload", "lora"), ("model", "llama-2-7b"), ("context", "8192")],
+    [("workload", "inference"), ("model", "qwen3-8b"), ("prompt-tokens", "40000"), ("output-tokens", "961")],
     [("workload", "inference"), ("params", "7"), ("prompt-tokens", "4096"), ("context", "4096")],
     [("workload", "inference"), ("params", "7"), ("output-tokens", "2048")],
     [("workload", "lora"), ("params", "7"), ("prompt-tokens", "100")],
@@ -363,6 +391,7 @@ def models_of(cat: Catalogue) -> Draw:
         llms=[m.id for m in cat.models.values() if m.kind is ModelKind.llm],
         images=[m.id for m in cat.models.values() if m.kind is ModelKind.diffusion],
         tiers=[t.value for t in cat.rules.prices.pick_billing],
+        limits={m.id: m.max_context for m in cat.models.values() if m.kind is ModelKind.llm and m.max_context},
     )
 
 

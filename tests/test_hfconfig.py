@@ -122,9 +122,11 @@ def test_qwen25_vl_counts_its_vision_tower_on_top_of_the_language_model() -> Non
     by_hand = 3 * 2 * 14 * 14 * 1280 + 32 * (4 * 1280 * 1280 + 3 * 1280 * 3420) + 5120 * (5120 + 3584)
     assert vl.total - text.total == by_hand
     assert abs(by_hand - 675e6) / 675e6 < 0.01
-    assert {k: v for k, v in vl.flags.items() if k != "params"} == {
-        k: v for k, v in text.flags.items() if k != "params"
+    # the same language model, but the VL release's positions stop at 128,000 (Qwen2.5-7B's: 131,072)
+    assert {k: v for k, v in vl.flags.items() if k not in {"params", "max-context"}} == {
+        k: v for k, v in text.flags.items() if k not in {"params", "max-context"}
     }
+    assert (vl.flags["max-context"], text.flags["max-context"]) == ("128000", "131072")
     without = {k: v for k, v in load("qwen2.5-vl-7b-instruct").items() if k != "vision_config"}
     assert read_config(without).total == text.total  # no vision_config, no tower
 
@@ -274,6 +276,7 @@ def test_the_calculators_reader_agrees_on_every_fixture() -> None:
         assert js["total"] == py.total
         assert js["flags"].keys() == py.flags.keys()
         assert all(float(js["flags"][k]) == float(v) for k, v in py.flags.items()), (js["flags"], py.flags)
+        assert js["maxContext"] == py.max_context
 
 
 # --------------------------------------------------------------------------- the command line
@@ -454,6 +457,7 @@ def test_the_catalogue_agrees_with_its_config_json(catalogue_models, model_id: s
         assert (str(value) if value is not None else None) == r.flags.get(flag), (model_id, field)
     assert (m.head_dim is None) == ("head-dim" not in r.flags) and str(m.head_dim or "") == r.flags.get("head-dim", "")
     assert m.tied_embeddings == ("tied-embeddings" in r.flags)
+    assert m.max_context == r.max_context  # models.yaml's max_context is the config's max_position_embeddings
     assert abs(m.params_b * 1e9 - r.total) / r.total < 0.001, (model_id, m.params_b, r.total)
     if m.active_params_b is not None:
         assert abs(m.active_params_b - float(r.flags["active-params"])) / m.active_params_b < 0.01

@@ -252,9 +252,19 @@ def test_a_gguf_page_is_sized_and_ranked_under_llama_cpp(tmp_path: Path) -> None
 
 # GGUF file sizes as their publishers list them (GB = 10^9 bytes), against the engine's weights:
 # lmstudio-community/Qwen2.5-7B-Instruct-GGUF (tree 2eecdd3): Q4_K_M 4.68 GB, Q8_0 8.1 GB;
-# ggml-org/Qwen3-32B-GGUF: Q4_K_M 19.8 GB, Q8_0 34.8 GB.
+# ggml-org/Qwen3-32B-GGUF: Q4_K_M 19.8 GB, Q8_0 34.8 GB; the files' byte counts at a pinned tree:
+# bartowski/Meta-Llama-3.1-8B-Instruct-GGUF (tree bf5b95e) Q4_K_M 4,920,739,232 B, bartowski/
+# Meta-Llama-3.1-70B-Instruct-GGUF (tree 83fb6e8) Q4_K_M 42,520,398,400 B, Qwen/Qwen3-32B-GGUF (tree
+# 938a743) Q4_K_M 19,762,149,024 B. The engine's Q4_K_M is 4.85 bits a parameter (rules.yaml), by hand:
+# 8.03e9 x 4.85 / 8 = 4.868 GB (1.1 % under 4.92), 70.55e9 x 4.85 / 8 = 42.771 GB (0.6 % over 42.52),
+# 32.76e9 x 4.85 / 8 = 19.861 GB (0.5 % over 19.76). The band: within 3 % of the file.
 GGUF_FILES = [("qwen2.5-7b", Precision.q4_k_m, 4.68), ("qwen2.5-7b", Precision.q8_0, 8.1),
-              ("qwen3-32b", Precision.q4_k_m, 19.8), ("qwen3-32b", Precision.q8_0, 34.8)]  # fmt: skip
+              ("qwen3-32b", Precision.q4_k_m, 19.8), ("qwen3-32b", Precision.q8_0, 34.8),
+              ("llama-3.1-8b", Precision.q4_k_m, 4.92), ("llama-3.1-70b", Precision.q4_k_m, 42.52),
+              ("qwen3-32b", Precision.q4_k_m, 19.76)]  # fmt: skip
+#: The engine's weights by hand (above), to pin the formula the band is checked against.
+GGUF_BY_HAND = {("llama-3.1-8b", Precision.q4_k_m): 4.868, ("llama-3.1-70b", Precision.q4_k_m): 42.771,
+                ("qwen3-32b", Precision.q4_k_m): 19.861}  # fmt: skip
 
 
 @pytest.mark.parametrize(("mid", "precision", "gb"), GGUF_FILES)
@@ -267,6 +277,17 @@ def test_gguf_weights_match_the_published_file_size(mid: str, precision: Precisi
     assert any(r.file_gb == gb for r in fmt.releases)  # the data carries the source's figure
     weights_gb = fmt.single_card.breakdown["weights"] * 2**30 / 1e9
     assert weights_gb == pytest.approx(gb, rel=0.03)
+    if (mid, precision) in GGUF_BY_HAND:
+        assert weights_gb == pytest.approx(GGUF_BY_HAND[mid, precision], abs=0.002)
+
+
+def test_every_gguf_release_with_a_published_size_is_checked() -> None:
+    """Each GGUF release in models.yaml that carries file_gb is one of GGUF_FILES (or R1's IQ1_S below)."""
+    cat = _catalogue(REPO)
+    gguf = {Precision.q4_k_m, Precision.q8_0}
+    stated = {(m.id, r.precision, r.file_gb) for m in cat.models.values() for r in getattr(m, "releases", ())
+              if r.precision in gguf and r.file_gb is not None}  # fmt: skip
+    assert stated == set(GGUF_FILES)
 
 
 def test_the_dynamic_1_58_bit_deepseek_r1_matches_unsloths_131_gb() -> None:

@@ -46,7 +46,7 @@ const PRECISION_HINT = { qlora: "计算精度（底座固定按 NF4 存储）" }
 const CHECKPOINT_HINT = "精度（默认按官方发布的权重格式）";
 /** Text fields in the order the URL lists them. */
 const VARIANTS = VARIANT_FLAGS.map(([f]) => f);
-const TEXT_FLAGS = ["params", ...ARCH_FLAGS, ...VARIANTS, "experts", "experts-per-token", "active-params", "batch", "context",
+const TEXT_FLAGS = ["params", ...ARCH_FLAGS, ...VARIANTS, "max-context", "experts", "experts-per-token", "active-params", "batch", "context",
   "prompt-tokens", "output-tokens", "resolution", "steps", "images-per-month", "job-tokens", "deadline-days", "lora-rank", "hours-per-month", "disk-gb", "egress-gb",
   "budget"];
 const SELECT_FLAGS = ["runtime", "kv-precision", "offload", "optimizer", "zero-stage"];
@@ -217,7 +217,7 @@ function init() {
     input("domestic-only").checked = on("domestic-only");
     const tiers = v.billing !== undefined ? v.billing.split(",") : null;
     for (const t of root.querySelectorAll('input[name="billing"]')) t.checked = tiers === null || tiers.includes(t.value);
-    const arch = ARCH_FLAGS.concat(VARIANTS, ["experts", "experts-per-token", "active-params", "tied-embeddings"]);
+    const arch = ARCH_FLAGS.concat(VARIANTS, ["max-context", "experts", "experts-per-token", "active-params", "tied-embeddings"]);
     $("calc-arch").open = arch.some((f) => v[f] !== undefined);
     showFields();
   }
@@ -541,7 +541,7 @@ function init() {
       msg.scrollIntoView({ block: "nearest" });
       return;
     }
-    for (const flag of [...ARCH_FLAGS, ...VARIANTS, "params", "experts", "experts-per-token", "active-params"]) {
+    for (const flag of [...ARCH_FLAGS, ...VARIANTS, "max-context", "params", "experts", "experts-per-token", "active-params"]) {
       input(flag).value = out.flags[flag] !== undefined ? out.flags[flag] : "";
     }
     input("tied-embeddings").checked = out.flags["tied-embeddings"] === "1";

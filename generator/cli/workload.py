@@ -25,6 +25,7 @@ from generator.engine.arch import Arch, shape_problem
 from generator.engine.cost import Usage
 from generator.engine.flags import FLAG_OF, default_precision, request_from_flags
 from generator.engine.hfconfig import ConfigError, key_line, read_config
+from generator.engine.limits import context_limit, limit_text_en
 from generator.engine.plans import Load
 from generator.engine.recommend import Constraints, Option, Recommendation, recommend
 from generator.engine.request import Request
@@ -41,6 +42,8 @@ MAX_CLUSTER_GPUS = 16_384
 ARCH_FLAGS = ("layers", "hidden", "heads", "kv-heads", "vocab", "intermediate", "head-dim")
 #: Mixture-of-experts and embedding fields ``--params`` may come with.
 MOE_FLAGS = ("experts", "experts-per-token", "active-params", "tied-embeddings")
+#: What the model was built for, with ``--params`` (a catalogue model has its own ``max_context``).
+LIMIT_FLAGS = ("max-context",)
 #: Attention and MoE variants (latent attention, windows, linear attention, dense and shared experts):
 #: flag, Arch field, help. Never derived: a model without them has none.
 VARIANT_FLAGS = (
@@ -76,6 +79,9 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
     p.add_argument("--active-params", type=bounded("active-params"), metavar="BILLIONS",
                    help="with --experts: parameters one token passes through")  # fmt: skip
     p.add_argument("--tied-embeddings", action="store_true", help="with --params: input and output embeddings shared")
+    p.add_argument("--max-context", type=bounded("max-context"), metavar="TOKENS",
+                   help="with --params: the longest context the model's positions reach (config.json "
+                   "max_position_embeddings); a longer request is refused")  # fmt: skip
     for flag, _field, text in VARIANT_FLAGS:
         p.add_argument(f"--{flag}", type=bounded(flag), help=f"with --params: {text}")
     p.add_argument("--precision", choices=[x.value for x in Precision],
@@ -184,7 +190,7 @@ def _arch(cat: Catalogue, args: argparse.Namespace) -> Arch:
     """The model's shape: a ``models.yaml`` entry, a ``config.json``, or ``--params`` with whatever fields are given."""
     if getattr(args, "config_json", None) is not None:
         args = _with_config_json(args)
-    names = (*ARCH_FLAGS, *MOE_FLAGS, *(f for f, _, _ in VARIANT_FLAGS))
+    names = (*ARCH_FLAGS, *MOE_FLAGS, *(f for f, _, _ in VARIANT_FLAGS), *LIMIT_FLAGS)
     shape_flags = [f for f in names if getattr(args, f.replace("-", "_")) not in (None, False)]
     if args.model is not None:
         if shape_flags:
@@ -233,7 +239,26 @@ def _arch(cat: Catalogue, args: argparse.Namespace) -> Arch:
     )  # fmt: skip
 
 
+def _model_limit(cat: Catalogue, args: argparse.Namespace) -> tuple[int | None, str]:
+    """The longest context the model's positions reach and where it was read: ``models.yaml``'s
+    ``max_context``, else ``--max-context`` (a config.json's ``max_position_embeddings``); None: no limit."""
+    if args.model is not None and args.model in cat.models:
+        return cat.models[args.model].max_context, "max_context"
+    return args.max_context, "max_position_embeddings"
+
+
+def _context_flag(args: argparse.Namespace) -> str:
+    """The flag a too-long context is blamed on (workload.js contextField)."""
+    if args.context is not None:
+        return "--context"
+    if args.prompt_tokens is not None:
+        return "--prompt-tokens"
+    return "--output-tokens" if args.output_tokens is not None else "--context"
+
+
 def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
+    if getattr(args, "config_json", None) is not None:
+        args = _with_config_json(args)
     arch = _arch(cat, args)
     image = arch.kind is ModelKind.diffusion
     if image and args.workload != Workload.inference.value:
@@ -247,6 +272,9 @@ def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
     if not image and (args.steps is not None or getattr(args, "images_per_month", None) is not None):
         raise UsageError("--steps and --images-per-month are for image models")
     context, output = _serving_lengths(cat, args, arch.kind is ModelKind.llm)
+    limit = context_limit(context, *_model_limit(cat, args)) if arch.kind is ModelKind.llm else None
+    if limit is not None:
+        raise UsageError(f"{_context_flag(args)}: {limit_text_en(limit)}")
     values = {flag: getattr(args, flag.replace("-", "_")) for flag in FLAG_OF.values()}
     precision, _ = _precision_default(cat, args)
     return request_from_flags(

@@ -46,6 +46,8 @@ BOUNDS: dict[str, Bound] = {
     "linear-state": Bound(1, 1_000_000_000, whole=True),
     "dense-layers": Bound(1, 1000, whole=True),
     "shared-experts": Bound(1, 64, whole=True),
+    # a model's positions (config.json max_position_embeddings): Llama 4 Scout's is 10,485,760
+    "max-context": Bound(1, 2**24, whole=True),
     "batch": Bound(1, MAX_BATCH, whole=True),
     "context": Bound(1, MAX_CONTEXT, whole=True),
     "lora-rank": Bound(1, 1024, whole=True),

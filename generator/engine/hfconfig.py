@@ -91,6 +91,9 @@ class ReadConfig:
     flags: dict[str, str]
     total: int
     note: str
+    #: ``max_position_embeddings`` (the language model's, else the top level's): the longest context the
+    #: model's positions reach, which :func:`generator.engine.limits.context_limit` holds a request to.
+    max_context: int | None = None
 
 
 def _int(cfg: dict[str, Any], key: str, default: int | None = None, *, zero: bool = False) -> int | None:
@@ -245,6 +248,7 @@ def read_config(cfg: Any) -> ReadConfig:
     """The flags a ``config.json`` (already parsed) stands for; :class:`ConfigError` naming the key otherwise."""
     if not isinstance(cfg, dict):
         raise ConfigError("config.json", "should be a JSON object { … }")
+    raw = cfg
     vision = _vision_params(cfg)
     cfg, note = _text_config(cfg)
     cfg = _family_defaults(cfg)
@@ -379,7 +383,12 @@ def read_config(cfg: Any) -> ReadConfig:
     if linear:
         flags["linear-layers"] = str(linear)
         flags["linear-state"] = str(linear_state)
-    return ReadConfig(flags, total, note)
+    max_context = _int(cfg, "max_position_embeddings")
+    if max_context is None and cfg is not raw:
+        max_context = _int(raw, "max_position_embeddings")
+    if max_context is not None:
+        flags["max-context"] = str(max_context)
+    return ReadConfig(flags, total, note, max_context)
 
 
 def key_line(text: str, key: str) -> int | None:

@@ -53,6 +53,8 @@ FORM_ZH: dict[str, str] = {
         "提示 {prompt} token 占满了 {context} token 的上下文，没有留给输出的位置：填输出长度或加大上下文"
     ),
     "output_over_context": "输出长度 {output} 必须小于上下文（{context} token）",
+    # generator/engine/limits.py context_limit (workload.js contextLimit)
+    "context_over_model": "上下文 {context} token 超过了这个模型支持的长度：它的 {key} 是 {limit} token",
     "image_training": "图像模型只计算生成图像（推理），不计算训练",
     "image_context": "上下文长度只用于语言模型；图像模型看分辨率",
     "runtime_not_llm": "推理框架只用于语言模型推理",
@@ -98,6 +100,7 @@ FIELD_ZH: dict[str, str] = {
     "kv-lora-rank": "MLA 潜在维度",
     "qk-rope-head-dim": "MLA 旋转位置维度",
     "sliding-window": "滑动窗口（token）",
+    "max-context": "模型最长上下文",
     "window-layers": "滑动窗口层数",
     "linear-layers": "线性注意力层数",
     "linear-state": "线性注意力状态（每层每条序列）",

@@ -161,7 +161,7 @@ function visionParams(raw) {
   return channels * frames * patch * patch * width + depth * (4 * width * width + 3 * width * inner) + merged * (merged + out);
 }
 
-/** read_config: {flags, total, note} from a parsed config.json (note: a form record or null); throws ConfigError. */
+/** read_config: {flags, total, note, maxContext} from a parsed config.json (note: a form record or null); throws ConfigError. */
 function readConfig(raw) {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError("config.json", form("config_not_object"));
   const vision = visionParams(raw);
@@ -267,7 +267,11 @@ function readConfig(raw) {
     flags["linear-layers"] = String(linear);
     flags["linear-state"] = String(linearState);
   }
-  return { flags, total, note };
+  // max_position_embeddings of the language model, else of the top level (ReadConfig.max_context)
+  let maxContext = int(cfg, "max_position_embeddings");
+  if (maxContext === null && cfg !== raw) maxContext = int(raw, "max_position_embeddings");
+  if (maxContext !== null) flags["max-context"] = String(maxContext);
+  return { flags, total, note, maxContext };
 }
 
 /** {flags, total, note} from config.json text, or {error, key}. `flags` maps flag names to strings;

@@ -18,13 +18,15 @@ export const BILLINGS = ["on_demand", "daily", "monthly", "spot", "reserved"];
 
 export const ARCH_FLAGS = ["layers", "hidden", "heads", "kv-heads", "vocab", "intermediate", "head-dim"];
 export const MOE_FLAGS = ["experts", "experts-per-token", "active-params", "tied-embeddings"];
+/** LIMIT_FLAGS: what the model was built for, with --params (a catalogue model has its own max_context). */
+export const LIMIT_FLAGS = ["max-context"];
 /** VARIANT_FLAGS: [flag, Arch field] of the attention and MoE variants (never derived). */
 export const VARIANT_FLAGS = [["kv-lora-rank", "kv_lora_rank"], ["qk-rope-head-dim", "qk_rope_dim"],
   ["sliding-window", "window"], ["window-layers", "window_layers"], ["linear-layers", "linear_layers"],
   ["linear-state", "linear_state"], ["dense-layers", "dense_layers"], ["shared-experts", "shared_experts"]];
 const FLAG_OF = { kv_heads: "kv-heads", heads: "heads", experts_per_token: "experts-per-token",
   window_layers: "window-layers", linear_layers: "linear-layers", dense_layers: "dense-layers" };
-const NUMBER_FLAGS = ["params", ...ARCH_FLAGS, ...VARIANT_FLAGS.map(([f]) => f), "experts", "experts-per-token",
+const NUMBER_FLAGS = ["params", ...ARCH_FLAGS, ...VARIANT_FLAGS.map(([f]) => f), ...LIMIT_FLAGS, "experts", "experts-per-token",
   "active-params", "batch", "context",
   "lora-rank", "prompt-tokens", "output-tokens", "resolution", "budget", "hours-per-month", "job-tokens", "disk-gb",
   "egress-gb", "deadline-days", "steps", "images-per-month"];
@@ -130,7 +132,7 @@ const has = (v, k) => v[k] !== undefined && v[k] !== null && v[k] !== false;
 /** _arch: the model's shape. */
 function arch(data, v) {
   const d = data.rules.memory.arch_defaults;
-  const shape = [...ARCH_FLAGS, ...MOE_FLAGS, ...VARIANT_FLAGS.map(([f]) => f)].filter((f) => has(v, f));
+  const shape = [...ARCH_FLAGS, ...MOE_FLAGS, ...VARIANT_FLAGS.map(([f]) => f), ...LIMIT_FLAGS].filter((f) => has(v, f));
   if (v.model !== undefined) {
     if (shape.length) throw new FieldError(shape[0], form("shape_with_model", { field: named(shape[0]) }));
     const m = data.models.find((x) => x.id === v.model);
@@ -211,6 +213,22 @@ function servingLengths(data, v, llm) {
   return [context, serving ? outputTokens(output === undefined ? null : output, context, data.rules) : null];
 }
 
+/** limits.context_limit: the form record refusing a context longer than the model's positions
+ * (`limit` null: no stated limit; `key`: where the limit was read), or null when it fits. */
+export function contextLimit(context, limit, key) {
+  if (limit === null || limit === undefined || context <= limit) return null;
+  return form("context_over_model", { context: String(context), limit: String(limit), key });
+}
+
+/** The field a too-long context is blamed on (workload._context_flag): --context when given, else the
+ * lengths that made it (prompt, then output tokens), else --context (the default's). */
+function contextField(v) {
+  if (v.context !== undefined) return "context";
+  if (v["prompt-tokens"] !== undefined) return "prompt-tokens";
+  if (v["output-tokens"] !== undefined) return "output-tokens";
+  return "context";
+}
+
 /** _request (on one card) and the checks of Request.__post_init__. */
 export function buildRequest(data, v) {
   const a = arch(data, v);
@@ -231,6 +249,10 @@ export function buildRequest(data, v) {
     throw new FieldError(v.steps !== undefined ? "steps" : "images-per-month", form("image_only_volume"));
   }
   const [context, output] = servingLengths(data, v, a.kind === "llm");
+  const model = v.model === undefined ? undefined : data.models.find((m) => m.id === v.model);
+  const limit = a.kind !== "llm" ? null : model ? contextLimit(context, model.max_context, "max_context")
+    : contextLimit(context, given("max-context", null), "max_position_embeddings");
+  if (limit !== null) throw new FieldError(contextField(v), limit);
   if (output !== null && !(output >= 1 && output < context)) {
     throw new FieldError("context", form("no_prompt"));
   }
