@@ -18,7 +18,7 @@ import jinja2
 from generator.data.catalogue import Catalogue
 from generator.data.records import Delivery
 from generator.engine.recommend import fallback_note, form_note
-from generator.pages import charts, open_data
+from generator.pages import calculator, charts, open_data
 from generator.pages.contexts import SiteContext
 from generator.pages.llms import llms_txt
 from generator.pages.names import (
@@ -163,6 +163,7 @@ def generated_files(
         files[page.path] = memo.render(env, page, fields) if memo is not None else render_page(env, page, fields)
     for name, svg_text in drawn.items():
         files[f"assets/charts/{charts.CHART_FILES[name]}"] = charts.standalone(svg_text)
+    files[calculator.ARCHITECTURES] = calculator.architectures_json(cat)
     files["data/gpus.json"] = open_data.gpus_json(cat)
     files["data/gpus.csv"] = open_data.gpus_csv(cat)
     files["data/offers.csv"] = open_data.offers_csv(cat)
