@@ -200,6 +200,8 @@ class RenderMemo:
         #: the Jinja environment, whose compiled templates stand while no template changes
         self.env: jinja2.Environment | None = None
         self._sources: bytes | None = None
+        #: the ladder page's charts by their inputs (they depend on no template)
+        self.charts = charts.ChartMemo()
 
     def render(
         self, env: jinja2.Environment, page: Page, common: Mapping[str, Any], digests: Digests | None = None
@@ -246,7 +248,8 @@ def generated_files(
     env = memo.start(templates, common) if memo is not None else environment(templates)
     files: dict[str, bytes] = {}
     digests = Digests()  # for this generation's pages, which share their records
-    drawn = charts.ladder_page_charts(results.ladder, cat)  # once, for the page and the .svg files
+    # once, for the page and the .svg files
+    drawn = charts.ladder_page_charts(results.ladder, cat, memo.charts if memo is not None else None)
     pages = plan_pages(cat, results, site_url, drawn)
     for page in pages:
         root = "../" * page.path.count("/")
