@@ -125,7 +125,7 @@ class Digests:
 
     def __init__(self) -> None:
         self._known: dict[int, tuple[object, bytes]] = {}  # id -> (the record, kept alive; its digest)
-        self._kinds: dict[type, bool] = {}
+        self.kinds: dict[type, bool] = {}  #: whether instances of a class are records
         self._open: set[int] = set()  # records being digested (a cycle pickles inline)
 
     def of(self, value: object) -> bytes | None:
@@ -142,9 +142,9 @@ class Digests:
 
     def shared(self, obj: object) -> bool:
         kind = type(obj)
-        known = self._kinds.get(kind)
+        known = self.kinds.get(kind)
         if known is None:
-            known = self._kinds[kind] = isinstance(obj, SHARED)
+            known = self.kinds[kind] = isinstance(obj, SHARED)
         return known
 
     def record(self, obj: object) -> bytes | None:
@@ -178,10 +178,14 @@ class _Pickler(pickle.Pickler):
     def __init__(self, file: io.BytesIO, digests: Digests, top: object) -> None:
         super().__init__(file, protocol=5)
         self._digests = digests
+        self._kinds = digests.kinds
         self._top = top
 
     def reducer_override(self, obj: object) -> Any:
-        if obj is self._top or not self._digests.shared(obj):
+        shared = self._kinds.get(type(obj))  # inline: asked about every instance in the pages
+        if shared is None:
+            shared = self._digests.shared(obj)
+        if not shared or obj is self._top:
             return NotImplemented
         digest = self._digests.record(obj)
         return NotImplemented if digest is None else (_record, (digest,))
