@@ -224,3 +224,35 @@ def test_the_form_has_the_runtime_a_link_brings(mini: Generated) -> None:
     assert values == [("", "vLLM（默认）"), ("transformers", "Hugging Face transformers"), ("llama.cpp", "llama.cpp")]
     script = (REPO / "docs" / "javascripts" / "calculator.js").read_text(encoding="utf-8")
     assert re.search(r'const SELECT_FLAGS = \[[^\]]*"runtime"', script)
+
+
+def test_the_calculator_data_carries_no_citations_the_engine_never_reads() -> None:
+    """Rule sources and quotes stay on the pages: the calculator's payload has none at any depth, and no
+    module of the JS engine reads a ``source``/``quote`` key (if one starts to, the payload must carry it)."""
+    import re
+
+    from generator.data.validate import load_catalogue
+    from generator.pages.calculator import CITATION_KEYS, calculator_data
+
+    cat, problems = load_catalogue(REPO / "data", REPO)
+    assert cat is not None, problems
+    rules = calculator_data(cat)["rules"]
+    found: list[str] = []
+
+    def walk(value: object, path: str) -> None:
+        if isinstance(value, dict):
+            found.extend(f"{path}.{k}" for k in value if k in CITATION_KEYS)
+            for k, v in value.items():
+                walk(v, f"{path}.{k}")
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{path}[{i}]")
+
+    walk(rules, "rules")
+    assert not found
+    assert "latency_factor" in rules["speed"]["decode"]["no_peer_to_peer"]  # the figures themselves stay
+    engine = REPO / "docs" / "javascripts"
+    readers = re.compile(r"\.(source|sources|quote)\b|\[\"(source|sources|quote)\"\]")
+    for js in [*engine.glob("engine/*.js"), engine / "calculator.js"]:
+        code = "\n".join(line for line in js.read_text(encoding="utf-8").splitlines() if not line.strip().startswith(("//", "*", "/**")))
+        assert not readers.search(code), js.name

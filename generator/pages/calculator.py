@@ -57,11 +57,25 @@ FORM_FIELDS = ("id", "name", "kind", "params_b", "checkpoint_precision", "pipeli
 RULE_SECTIONS = ("cost", "prices", "defaults", "delivery", "memory", "speed", "support", "decision")
 
 
+#: Keys of a rule that cite where its figure comes from: the pages and the editor's guide show them; the
+#: calculator's engine never reads them, so they stay out of its page (the 150 KiB first-view budget).
+CITATION_KEYS = frozenset({"source", "sources", "quote"})
+
+
+def _without_citations(value: Any) -> Any:
+    """``value`` with every :data:`CITATION_KEYS` entry left out of its mappings, at any depth."""
+    if isinstance(value, dict):
+        return {k: _without_citations(v) for k, v in value.items() if k not in CITATION_KEYS}
+    if isinstance(value, list):
+        return [_without_citations(v) for v in value]
+    return value
+
+
 def calculator_data(cat: Catalogue) -> dict[str, Any]:
     """Everything the calculator's engine needs, as plain JSON values in a stable order."""
     rules = cat.rules
     return {
-        "rules": {name: getattr(rules, name).model_dump(mode="json") for name in RULE_SECTIONS},
+        "rules": {name: _without_citations(getattr(rules, name).model_dump(mode="json")) for name in RULE_SECTIONS},
         "gpus": [_gpu(cat, g) for g in cat.gpus.values()],
         "models": [_model(m) for m in cat.models.values()],
         "offers": [_offer(cat, o) for o in cat.pickable_offers],
