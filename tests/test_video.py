@@ -23,7 +23,8 @@ from generator.engine.video import DitConfig, VideoRequest
 
 _CAT, _ = load_catalogue(REPO / "data", REPO)
 assert _CAT is not None
-RULES = _CAT.rules
+CAT = _CAT
+RULES = CAT.rules
 K = video.constants(RULES)
 
 # Parameter counts: 14e9 / 1.3e9 the model names; umt5-xxl encoder 5.68e9 (embedding 256,384 x 4,096
@@ -157,3 +158,19 @@ def test_python_and_js_agree() -> None:
         assert out["peak"] == pytest.approx(m.peak_gib, rel=1e-12), req
         assert out["text"] == pytest.approx(m.text_gib, rel=1e-12), req
         assert out["decode"] == pytest.approx(m.decode_gib, rel=1e-12), req
+
+
+def test_calibration_cases_stay_in_band() -> None:
+    """docs-dev/calibration/video*.yaml through `gpu-guide calibrate`'s path: the tuning cases within
+    2% (the MFU and the scaling were set on them), the held-out RTX 4090 case (README: "about 4
+    minutes") within 0.8-1.25."""
+    from generator.data.calibration import load_calibration
+    from generator.engine.calibration import run
+
+    files, problems = load_calibration(REPO / "docs-dev" / "calibration")
+    assert not problems
+    results = [r for r in run(files, CAT.gpus, RULES) if r.group == "video"]
+    assert {r.held_out for r in results} == {False, True}
+    for r in results:
+        band = (0.8, 1.25) if r.held_out else (0.98, 1.02)
+        assert band[0] <= r.ratio <= band[1], (r.id, r.ratio)
