@@ -107,7 +107,8 @@ process.stdin.on("end", () => {
   const out = cases.map(([cfg, req, peak, cards]) => {
     const s = v.secondsPerVideo(cfg, req, k, peak, v.spScaling(rules, cards) ?? 1.0, cards);
     const m = v.memory(cfg, req, k, cards);
-    return { tokens: v.geometry(req, k).tokens, flops: v.flopsPerPass(cfg, v.geometry(req, k).tokens, k),
+    const rs = v.reasons(cfg, req, k, s, m, v.spScaling(rules, cards) ?? 1.0, "¥1.00", "¥2.00");
+    return { reasons: rs, tokens: v.geometry(req, k).tokens, flops: v.flopsPerPass(cfg, v.geometry(req, k).tokens, k),
              seconds: s.seconds, tflops: s.tflops, peak: m.peak_gib, text: m.text_gib, decode: m.decode_gib };
   });
   process.stdout.write(JSON.stringify(out));
@@ -152,6 +153,8 @@ def test_python_and_js_agree() -> None:
         s = video.seconds_per_video(cfg, req, K, peak, video.sp_scaling(RULES, n) or 1.0, n)
         m = video.memory(cfg, req, K, n)
         assert out["tokens"] == g.tokens, req
+        rs = video.reasons(cfg, req, K, s, m, video.sp_scaling(RULES, n) or 1.0, "¥1.00", "¥2.00")
+        assert out["reasons"] == [r.record() for r in rs], req
         assert out["flops"] == pytest.approx(video.flops_per_pass(cfg, g.tokens, K), rel=1e-12), req
         assert out["seconds"] == pytest.approx(s.seconds, rel=1e-12), req
         assert out["tflops"] == pytest.approx(s.tflops, rel=1e-12), req
@@ -174,3 +177,22 @@ def test_calibration_cases_stay_in_band() -> None:
     for r in results:
         band = (0.8, 1.25) if r.held_out else (0.98, 1.02)
         assert band[0] <= r.ratio <= band[1], (r.id, r.ratio)
+
+
+def test_reasons_are_worded_from_the_message_table() -> None:
+    """8 cards, 14B 720p: the speed, memory and cost records and their Chinese sentences."""
+    from generator.pages.messages import explain
+
+    scaling = video.sp_scaling(RULES, 8) or 0.0
+    s = video.seconds_per_video(WAN_14B, P720, K, 312.0, scaling, 8)
+    off = VideoRequest(1280, 720, 81, 50, offload_model=True)
+    m = video.memory(WAN_14B, off, K, 8)
+    rs = video.reasons(WAN_14B, off, K, s, m, scaling, "¥10.00", "¥118.52")
+    assert [r.kind.value for r in rs] == ["video_speed", "video_memory", "video_cost"]
+    text = [explain(r) for r in rs]
+    # 3318.7 s / 7.113 = 466.6 s; attention 117.05 / 163.08 = 72%
+    assert "1280×720、81 帧（75,600 个潜空间 token）、50 步" in text[0] and "约 467 秒" in text[0]
+    assert "72%" in text[0] and "7.11 倍" in text[0]
+    # offloaded: text phase 10.580 + 0.473 + 1 = 12.05 < denoise 26.077 + 2.0908/8 + 0.473 + 1 = 27.81
+    assert text[1] == "每张卡显存峰值约 27.8 GiB，出现在去噪（DiT）阶段（DiT 与文本编码器只在各自的阶段放进显卡）"
+    assert text[2] == "每段视频租金约 ¥10.00，每分钟成片约 ¥118.52（只计 GPU 租金）"

@@ -26,6 +26,7 @@ import math
 from dataclasses import dataclass
 
 from generator.data.rules import Rules
+from generator.engine.reason import Reason, ReasonKind
 
 GIB = 1024**3
 
@@ -68,7 +69,7 @@ class VideoRequest:
     frames: int
     steps: int
     guidance: bool = True
-    offload_model: bool = False  # DiT off the card while T5 encodes and the VAE decodes
+    offload_model: bool = False  # DiT and T5 each on the card only in their own phase (Wan --offload_model)
     t5_cpu: bool = False  # the text encoder runs on the CPU
 
 
@@ -189,3 +190,53 @@ def cost_per_video(seconds: float, cards: int, hourly_cny_per_card: float) -> fl
 def cost_per_video_minute(seconds: float, cards: int, hourly_cny_per_card: float, frames: int, fps: float) -> float:
     """GPU rent per minute of finished video (``frames / fps`` seconds of it per video)."""
     return cost_per_video(seconds, cards, hourly_cny_per_card) / (frames / fps / 60.0)
+
+
+def _phase(m: VideoMemory) -> ReasonKind:
+    """The phase whose memory is the peak (ties: the earliest)."""
+    if m.peak_gib == m.text_gib:
+        return ReasonKind.video_phase_text
+    if m.peak_gib == m.denoise_gib:
+        return ReasonKind.video_phase_denoise
+    return ReasonKind.video_phase_decode
+
+
+def _offload(req: VideoRequest) -> Reason | None:
+    if req.offload_model and req.t5_cpu:
+        return Reason(ReasonKind.video_offload_both)
+    if req.offload_model:
+        return Reason(ReasonKind.video_offload_model)
+    if req.t5_cpu:
+        return Reason(ReasonKind.video_offload_t5)
+    return None
+
+
+def reasons(
+    cfg: DitConfig,
+    req: VideoRequest,
+    k: VideoConstants,
+    s: VideoSpeed,
+    m: VideoMemory,
+    scaling: float,
+    cost: str,
+    cost_per_minute: str,
+) -> tuple[Reason, ...]:
+    """What is said about one video plan (the message table words them; money comes formatted)."""
+    g = geometry(req, k)
+    speed_params: dict[str, object] = {
+        "width": str(req.width), "height": str(req.height), "frames": req.frames, "tokens": g.tokens, "steps": req.steps,
+        "passes": Reason(ReasonKind.denoise_cfg if req.guidance else ReasonKind.denoise_distilled),
+        "cards": s.cards, "seconds": f"{s.seconds:,.0f}",
+        "attention_share": f"{attention_share(cfg, g.tokens, k):.0%}",
+    }  # fmt: skip
+    if s.cards > 1:
+        speed_params["scaling"] = f"{scaling:.2f}"
+    mem: dict[str, object] = {"peak_gib": f"{m.peak_gib:.1f}", "phase": Reason(_phase(m))}
+    off = _offload(req)
+    if off is not None:
+        mem["offload"] = off
+    return (
+        Reason(ReasonKind.video_speed, speed_params),  # type: ignore[arg-type]
+        Reason(ReasonKind.video_memory, mem),  # type: ignore[arg-type]
+        Reason(ReasonKind.video_cost, {"cost": cost, "cost_per_minute": cost_per_minute}),
+    )

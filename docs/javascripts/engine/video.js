@@ -69,3 +69,35 @@ export const costPerVideo = (seconds, cards, hourly) => (Number.isFinite(seconds
 
 /** cost_per_video_minute: GPU rent per minute of finished video. */
 export const costPerVideoMinute = (seconds, cards, hourly, frames, fps) => costPerVideo(seconds, cards, hourly) / (frames / fps / 60);
+
+const phaseOf = (m) => (m.peak_gib === m.text_gib ? "video_phase_text" : m.peak_gib === m.denoise_gib ? "video_phase_denoise" : "video_phase_decode");
+
+function offloadOf(req) {
+  if (req.offload_model && req.t5_cpu) return { kind: "video_offload_both", params: {} };
+  if (req.offload_model) return { kind: "video_offload_model", params: {} };
+  if (req.t5_cpu) return { kind: "video_offload_t5", params: {} };
+  return null;
+}
+
+const pct = (x) => `${Math.round(x * 100)}%`;
+
+/** reasons: what is said about one video plan, as {kind, params} records (money comes formatted). */
+export function reasons(cfg, req, k, s, m, scaling, cost, costPerMinute) {
+  const g = geometry(req, k);
+  const f = flopsPerPass(cfg, g.tokens, k);
+  const share = cfg.num_layers * 4 * g.tokens * g.tokens * cfg.dim / f;
+  const speed = {
+    width: String(req.width), height: String(req.height), frames: req.frames, tokens: g.tokens, steps: req.steps,
+    passes: { kind: req.guidance === false ? "denoise_distilled" : "denoise_cfg", params: {} },
+    cards: s.cards, seconds: Math.round(s.seconds).toLocaleString("en-US"), attention_share: pct(share),
+  };
+  if (s.cards > 1) speed.scaling = scaling.toFixed(2);
+  const mem = { peak_gib: m.peak_gib.toFixed(1), phase: { kind: phaseOf(m), params: {} } };
+  const off = offloadOf(req);
+  if (off !== null) mem.offload = off;
+  return [
+    { kind: "video_speed", params: speed },
+    { kind: "video_memory", params: mem },
+    { kind: "video_cost", params: { cost, cost_per_minute: costPerMinute } },
+  ];
+}
