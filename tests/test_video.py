@@ -56,6 +56,9 @@ def test_flops_per_pass_by_hand() -> None:
     assert video.flops_per_pass(WAN_14B, 75_600, K) == 40 * 163_082_220_339_200
     # attention's T^2 term is most of the work at 720p: 117.05 / 163.08 = 0.7177
     assert video.attention_share(WAN_14B, 75_600, K) == pytest.approx(0.71774, abs=1e-4)
+    # 1.3B at 480p (32,760 tokens), per block: attention 4 x 32,760^2 x 1536 = 6.5939e12 of
+    # 2 x 41,680,896 x 32,760 + 4 x 1536^2 x 512 + 6.5939e12 + 4 x 32,760 x 512 x 1536 = 9.4297e12
+    assert video.attention_share(WAN_1_3B, 32_760, K) == pytest.approx(0.6993, abs=5e-4)
     # doubling the tokens more than doubles the FLOPs (the T^2 term)
     assert video.flops_per_pass(WAN_14B, 2 * 75_600, K) > 3 * video.flops_per_pass(WAN_14B, 75_600, K)
 
