@@ -75,7 +75,7 @@ def test_the_set_covers_what_issue_11_asks(results: list[CaseResult], catalogue:
 def test_every_case_names_its_source_place_and_words() -> None:
     files, _ = load_calibration(CASES)
     for f in files.values():
-        for case in [*f.training, *f.serving, *f.diffusion, *f.memory, *f.image_speed]:
+        for case in [*f.training, *f.serving, *f.diffusion, *f.memory, *f.image_speed, *f.video]:
             assert str(case.source).startswith("http") and case.where.strip() and case.quote.strip(), case.id
 
 

@@ -29,6 +29,7 @@ GROUP_NAMES = {
     "memory": "language-model memory",
     "inference_memory": "serving memory by runtime",
     "image_speed": "image-generation time",
+    "video": "video-generation time",
 }
 
 

@@ -2,7 +2,7 @@
 runs, serving measurements, image-model memory peaks and image-generation times, each with its source, where in the
 source, and the source's own words.
 
-A case file holds ``training``, ``serving``, ``diffusion``, ``memory``, ``image_speed`` and/or
+A case file holds ``training``, ``serving``, ``diffusion``, ``memory``, ``image_speed``, ``video`` and/or
 ``inference_memory`` lists and says whether it is
 ``held_out`` (checked the same way, reported apart: cases nobody tuned a constant on). A new
 file dropped into the folder is read, checked and reported with the others.
@@ -190,6 +190,29 @@ class ImageSpeedCase(_Case):
     published: float = Field(gt=0)
 
 
+class VideoCase(_Case):
+    """A published time per video of a Wan 2.1 text-to-video run (generator/engine/video.py)."""
+
+    dim: int = Field(ge=1, description="DiT width (wan/configs dim).")
+    ffn_dim: int = Field(ge=1)
+    num_layers: int = Field(ge=1)
+    num_heads: int = Field(ge=1)
+    params: float = Field(gt=0, description="DiT parameters.")
+    text_encoder_params: float = Field(gt=0, description="umt5-xxl encoder parameters.")
+    vae_params: float = Field(gt=0)
+    gpu: Slug = Field(description="gpus.yaml id.")
+    cards: int = Field(default=1, ge=1, description="Cards one video is split over (sequence parallel).")
+    width: int = Field(ge=16)
+    height: int = Field(ge=16)
+    frames: int = Field(ge=1)
+    steps: int = Field(ge=1)
+    guidance: bool = Field(default=True, description="Classifier-free guidance: two DiT passes a step.")
+    offload_model: bool = False
+    t5_cpu: bool = False
+    metric: Literal["seconds_per_video"]
+    published: float = Field(gt=0)
+
+
 class CalibrationFile(Record):
     """One file of ``docs-dev/calibration/``."""
 
@@ -201,6 +224,7 @@ class CalibrationFile(Record):
     memory: list[MemoryCase] = Field(default_factory=list)
     image_speed: list[ImageSpeedCase] = Field(default_factory=list)
     inference_memory: list[InferenceMemoryCase] = Field(default_factory=list)
+    video: list[VideoCase] = Field(default_factory=list)
 
 
 def load_calibration(folder: Path, memo: ParseMemo | None = None) -> tuple[dict[str, CalibrationFile], list[Problem]]:

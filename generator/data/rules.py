@@ -734,6 +734,29 @@ class RuntimeBuild(_Section):
     source: HttpUrl = Field(description="Where the change (or the older behaviour) is described.")
 
 
+class VideoSpeedRules(_Section):
+    """Text-to-video (Wan 2.1): tokens, seconds and memory per video (generator/engine/video.py)."""
+
+    vae_stride: list[int] = Field(
+        min_length=3, max_length=3, description="Wan-VAE compression: frames, rows, columns per latent."
+    )
+    patch_size: list[int] = Field(
+        min_length=3, max_length=3, description="DiT patch: latents per token in time, rows, columns."
+    )
+    text_tokens: int = Field(ge=1, description="umt5-xxl prompt length the DiT cross-attends to (text_len).")
+    default_steps: int = Field(ge=1, description="Sampling steps when the request names none.")
+    mfu: float = Field(gt=0, le=1, description="Share of the dense BF16 peak one DiT pass reaches (calibrated).")
+    weight_bytes: float = Field(gt=0, description="Bytes per DiT and text-encoder weight (bf16).")
+    activation_bytes_per_token_width: float = Field(
+        gt=0, description="Denoising activation peak per video token per unit of DiT width, bytes."
+    )
+    vae_decode_bytes_per_pixel_frame: float = Field(ge=0, description="VAE decode peak per output pixel-frame, bytes.")
+    overhead_gib: float = Field(ge=0, description="CUDA context and allocator slack per card, GiB.")
+    sp_scaling: dict[str, float] = Field(
+        description="Speed-up of one video on n cards (the key) over one card (sequence parallel, xDiT USP)."
+    )
+
+
 class SpeedRules(_Section):
     """Everything the speed estimator needs."""
 
@@ -758,6 +781,7 @@ class SpeedRules(_Section):
         "from the current build the pages assume; a calibration case names one with `build`, pages never use them.",
     )
     image: ImageSpeedRules = Field(description="Image generation speed.")
+    video: VideoSpeedRules = Field(description="Text-to-video (Wan 2.1) speed and memory.")
 
 
 # --------------------------------------------------------------------------- landing pages

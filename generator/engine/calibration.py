@@ -21,10 +21,11 @@ from generator.data.calibration import (
     MemoryCase,
     ServingCase,
     TrainingCase,
+    VideoCase,
 )
 from generator.data.records import Gpu, ModelKind, Precision, Runtime, Workload
 from generator.data.rules import Rules
-from generator.engine import image_speed, memory, speed
+from generator.engine import image_speed, memory, speed, video
 from generator.engine.arch import Arch, Component
 from generator.engine.footprint import kv_bytes_per_token, weight_bytes
 from generator.engine.request import Request
@@ -51,11 +52,20 @@ GROUPS = (
     "memory",
     "inference_memory",
     "image_speed",
+    "video",
 )
 
 #: Metrics that are times: a larger published value means slower.
 TIME_METRICS = frozenset(
-    {"gpu_hours", "wall_hours", "per_token_ms", "request_latency_s", "ttft_ms", "seconds_per_image"}
+    {
+        "gpu_hours",
+        "wall_hours",
+        "per_token_ms",
+        "request_latency_s",
+        "ttft_ms",
+        "seconds_per_image",
+        "seconds_per_video",
+    }
 )
 
 
@@ -213,6 +223,20 @@ def predict_image_speed(case: ImageSpeedCase, gpus: dict[str, Gpu], rules: Rules
     return image_speed.seconds_per_image(req, _gpu(gpus, case.gpu, {}), rules).seconds
 
 
+def predict_video(case: VideoCase, gpus: dict[str, Gpu], rules: Rules) -> float:
+    """Seconds per video: the DiT's denoising at the card's dense BF16 peak x MFU, split over
+    ``case.cards`` cards at the Wan table's sequence-parallel speed-up."""
+    cfg = video.DitConfig(case.dim, case.ffn_dim, case.num_layers, case.num_heads, case.params,
+                          case.text_encoder_params, case.vae_params)  # fmt: skip
+    req = video.VideoRequest(case.width, case.height, case.frames, case.steps, case.guidance,
+                             case.offload_model, case.t5_cpu)  # fmt: skip
+    scaling = video.sp_scaling(rules, case.cards)
+    if scaling is None:
+        raise ValueError(f"{case.id}: no sequence-parallel speed-up for {case.cards} cards in rules.yaml speed.video")
+    peak = image_speed.peak_tflops(_gpu(gpus, case.gpu, {}), Precision.bf16)
+    return video.seconds_per_video(cfg, req, video.constants(rules), peak, scaling, case.cards).seconds
+
+
 def run(files: dict[str, CalibrationFile], gpus: dict[str, Gpu], rules: Rules) -> list[CaseResult]:
     """Every case of every file, in file order."""
     out: list[CaseResult] = []
@@ -233,6 +257,9 @@ def run(files: dict[str, CalibrationFile], gpus: dict[str, Gpu], rules: Rules) -
         for im in f.image_speed:
             out.append(CaseResult(name, f.held_out, "image_speed", "image_speed", im.id, im.metric, im.published,
                                   predict_image_speed(im, gpus, rules)))  # fmt: skip
+        for v in f.video:
+            out.append(CaseResult(name, f.held_out, "video", "video", v.id, v.metric, v.published,
+                                  predict_video(v, gpus, rules)))  # fmt: skip
         for c in f.inference_memory:
             out.append(CaseResult(name, f.held_out, "inference_memory", c.runtime.value, c.id, c.metric, c.published,
                                   predict_inference_memory(c, rules)))  # fmt: skip

@@ -100,6 +100,15 @@ class ReasonKind(StrEnum):
     overhead = "overhead"  # CUDA context, fragmentation (comm_gib: several cards' buffers)
     serving_throughput = "serving_throughput"  # serving figures at capacity (limit: what caps concurrency)
     image_speed = "image_speed"  # seconds per image and the model behind it (passes: denoiser passes)
+    video_speed = "video_speed"  # seconds per video: tokens, steps, passes, cards, attention's share (engine.video)
+    video_memory = "video_memory"  # peak GiB per card of a video job and its phase (offload: what is off the card)
+    video_cost = "video_cost"  # rent per video and per minute of finished video
+    video_phase_text = "video_phase_text"  # the peak phase: umt5-xxl encoding the prompt
+    video_phase_denoise = "video_phase_denoise"  # the peak phase: the DiT's denoising steps
+    video_phase_decode = "video_phase_decode"  # the peak phase: the Wan-VAE decoding the latents
+    video_offload_model = "video_offload_model"  # --offload_model: the DiT and T5 on the card only in their own phase
+    video_offload_t5 = "video_offload_t5"  # --t5_cpu: the text encoder runs on the CPU
+    video_offload_both = "video_offload_both"  # both
     # the editor's pick against the computed one (engine.recommend.editor_disagreement)
     editor_gpu = "editor_gpu"  # another GPU (excluded: why the editor's card is out)
     editor_delivery = "editor_delivery"  # another delivery form (why: the rule's reason)

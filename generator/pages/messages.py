@@ -128,6 +128,19 @@ REASON_ZH: dict[ReasonKind, str] = {
         "出图速度：{resolution}×{resolution}、{steps} 步、{passes}，单卡每张约 {seconds} 秒（每小时约 {per_hour} 张）；"
         "按去噪参数 × 潜空间 token 数估算计算量，效率按公开的 SDXL / FLUX.1 实测校准，未计 torch.compile、TensorRT 等加速与批量出图"
     ),
+    ReasonKind.video_speed: (
+        "视频生成：{width}×{height}、{frames} 帧（{tokens} 个潜空间 token）、{steps} 步、{passes}，"
+        "{cards} 张卡每段约 {seconds} 秒；自注意力约占计算量的 {attention_share}，"
+        "效率按 Wan2.1 官方表格（A100）校准[，多卡按序列并行 {scaling} 倍加速]"
+    ),
+    ReasonKind.video_memory: "每张卡显存峰值约 {peak_gib} GiB，出现在{phase}阶段[（{offload}）]",
+    ReasonKind.video_cost: "每段视频租金约 {cost}，每分钟成片约 {cost_per_minute}（只计 GPU 租金）",
+    ReasonKind.video_phase_text: "文本编码（umt5-xxl）",
+    ReasonKind.video_phase_denoise: "去噪（DiT）",
+    ReasonKind.video_phase_decode: "VAE 解码",
+    ReasonKind.video_offload_model: "DiT 与文本编码器只在各自的阶段放进显卡",
+    ReasonKind.video_offload_t5: "文本编码器在 CPU 上运行",
+    ReasonKind.video_offload_both: "DiT 只在去噪时放进显卡，文本编码器在 CPU 上运行",
     ReasonKind.editor_gpu: "编辑推荐 {editor}[（{excluded}）]，计算结果为 {computed}",
     ReasonKind.editor_delivery: "编辑推荐交付形式 {editor}，规则给出 {rule}（{why}）",
     ReasonKind.limit_engine_cap: "这张卡上 vLLM 的默认并发上限（max_num_seqs）",

@@ -77,6 +77,7 @@ CALIBRATION_GROUP_NAMES = {
     "inference_memory": ("推理峰值显存（对照 transformers 实测）", "每卡显存、卡数"),
     "diffusion": ("图像模型显存", "每卡显存、卡数"),
     "image_speed": ("出图用时", "每张图秒数、每千张成本"),
+    "video": ("视频生成用时", "每段视频秒数、每段与每分钟成片成本"),
 }
 FORM_NAMES = {"sxm": "SXM 模组", "pcie": "PCIe 插卡", "oam": "OAM 模组", "nvl": "NVL 双卡桥接 PCIe 卡"}
 UNIT_NAMES = {"hour": "时", "day": "天", "month": "月", "year": "年"}
