@@ -153,6 +153,24 @@ def test_the_cross_checks_run_on_imported_offers(
     assert f"{bad.name}:2:1: offers[" in err and "together" in err.lower()
 
 
+def test_a_one_card_p4d_row_is_refused_as_aws_sells_p4d_only_as_8_card_nodes(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The recorded p4d row with gpu_count 1 (a shape AWS does not sell: providers.yaml node_only, 8 cards,
+    from AWS's P4d blog) is refused at its catalog line; nothing is written."""
+    lines = RECORDED.read_text(encoding="utf-8").splitlines()
+    one = lines[9].replace(",8,A100,", ",1,A100,")
+    assert one == "p4d.24xlarge,us-east-1,32.7726,96,1152.0,1,A100,40.0,False"
+    path = catalog(tmp_path, "\n".join([lines[0], one]) + "\n", name="aws.csv")
+    before = (project / "data" / "offers.yaml").read_text(encoding="utf-8")
+    code = main(["--root", str(project), "prices", "import", str(path), "--as-of", "2023-08-16",
+                 "--url", RECORDED_URL])  # fmt: skip
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "aws.csv:2:1: offers[" in err and "rents a100-sxm-40g only as 8-card nodes" in err
+    assert (project / "data" / "offers.yaml").read_text(encoding="utf-8") == before
+
+
 def test_hand_edited_offers_may_not_use_the_import_prefix(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     offers = project / "data" / "offers.yaml"
     text = offers.read_text(encoding="utf-8")
@@ -230,8 +248,8 @@ RECORDED_URL = (
 def test_a_recorded_catalog_in_gpuhunts_first_layout_imports(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """dstack's recorded AWS catalog of 2023-08-16 (nine columns, no disk_size; fixture README). By hand
     from its 11 rows: a1.large has no GPU, g4dn.xlarge us-west-2 is outside `locations`, A10G is a listed
-    skip; 8 offers. No instance name says SXM, so the V100, A100 and H100 rows are the lower-spec variant,
-    marked variant_unstated (the mapping's rule for a row that does not say)."""
+    skip; 8 offers. No instance name says SXM, so the V100, A100 80 GB and H100 rows are the lower-spec
+    variant, marked variant_unstated (the mapping's rule for a row that does not say); p4d has its own rule."""
     code = main(["--root", str(project), "prices", "import", str(RECORDED), "--as-of", "2023-08-16",
                  "--url", RECORDED_URL])  # fmt: skip
     assert code == 0
@@ -247,6 +265,12 @@ def test_a_recorded_catalog_in_gpuhunts_first_layout_imports(project: Path, caps
     assert p5["quote"] == "p5.48xlarge,us-east-1,98.32,192,2048.0,8,H100,80.0,False"
     t4 = got["gpuhunt-aws-g4dn-xlarge-1x-us-east-1-20230816"]
     assert (t4["gpu"], t4["price"], "variant_unstated" in t4) == ("t4-16g", 0.526, False)
+    # p4d.24xlarge (line 10 of the fixture: 8 x A100 40 GB, $32.7726) is AWS's 8-card SXM node: the aws-only
+    # p4d rule files it as a100-sxm-40g with 8 cards at the whole instance's price, never a 1-card PCIe rental
+    p4d = got["gpuhunt-aws-p4d-24xlarge-8x-us-east-1-20230816"]
+    assert (p4d["gpu"], p4d["cards"], p4d["price"], "variant_unstated" in p4d, "per" in p4d) == (
+        "a100-sxm-40g", 8, 32.7726, False, False,
+    )  # fmt: skip
     out = capsys.readouterr().out
     assert "8 GPU rows imported: 8 new" in out
     assert (

@@ -98,3 +98,18 @@ def test_an_offer_without_its_shape_is_refused(mini: Path) -> None:
         generate(Project.at(mini, build_date=MINI_BUILD_DATE))
     [p] = [p for p in got.value.problems if p.path.startswith("offers[5]")]
     assert p.severity is Severity.error and "cards" in (p.path + p.message)
+
+
+def test_prices_converted_at_a_much_older_rate_get_a_notice_at_that_rate(mini: Path) -> None:
+    """The mini data's two USD offers (m-4090-usd, m-4090-spot) are dated 2026-07-01 and converted at the
+    2026-06-01 rate: 30 days, the limit, so no notice. Moved to 2026-05-31 the rate is 31 days older than
+    both prices: one notice at that rate's as_of (fx.yaml line 4), naming 2 offers and 31 days."""
+    cat, problems = load_catalogue(mini / "data", mini, build_date=MINI_BUILD_DATE)
+    assert cat is not None and not [p for p in problems if "shown in yuan" in p.message]
+    replace_in(mini / "data" / "fx.yaml", "    as_of: 2026-06-01\n", "    as_of: 2026-05-31\n")
+    cat, problems = load_catalogue(mini / "data", mini, build_date=MINI_BUILD_DATE)
+    assert cat is not None
+    [n] = [p for p in problems if "shown in yuan" in p.message]
+    assert (n.file, n.line, n.path, n.severity) == ("data/fx.yaml", 4, "rates[0].as_of", Severity.notice)
+    assert n.message.startswith("2 current USD offers (dated 2026-07-01 to 2026-07-01) are shown in yuan at this "
+                                "rate of 2026-05-31, 31 to 31 days older than their prices")  # fmt: skip

@@ -4,23 +4,48 @@ Run by :func:`generator.data.validate.cross_check`, so ``build`` and ``check`` r
 things: a price dated after the build date (a source cannot print tomorrow's price), a rental of
 fewer cards than the provider's smallest node (``providers.yaml`` ``node_only``), and, as a warning,
 a per-card price that rises with the card count of the same provider, GPU, delivery and billing
-(a Windows rate filed beside a Linux one, or a misread unit) unless ``shape_note`` says why.
+(a Windows rate filed beside a Linux one, or a misread unit) unless ``shape_note`` says why, and, as a
+notice at the fx.yaml rate, current foreign prices converted at a rate more than ``FX_GAP_DAYS`` days
+older than the price (the newest rate predates them: the yuan figure uses an older rate).
 """
 
 from __future__ import annotations
 
-from generator.data.catalogue import Catalogue
+from generator.data.catalogue import Catalogue, rate_on
 from generator.data.datafiles import DataFile
 from generator.data.problems import Problem, Severity
 from generator.data.records import Offer, PricePer
 
 #: a per-card price this much above a smaller instance's is flagged (rounding in sources is below it)
 RISE_TOLERANCE = 1.01
+#: a current foreign price converted at a rate more than this many days older is named in a notice
+FX_GAP_DAYS = 30
 
 
 def market_problems(cat: Catalogue) -> list[Problem]:
     """Every problem of offers.yaml against the build date and the shapes providers sell."""
-    return _future_dates(cat) + _node_only(cat) + _rising_per_card(cat)
+    return _future_dates(cat) + _node_only(cat) + _rising_per_card(cat) + _old_fx(cat)
+
+
+def _old_fx(cat: Catalogue) -> list[Problem]:
+    """One notice per fx.yaml rate that converts current offers dated more than FX_GAP_DAYS after it."""
+    gaps: dict[int, list[int]] = {}
+    dates: dict[int, list[str]] = {}
+    for o in cat.current_offers:
+        rate = rate_on(cat.fx, o.currency, o.as_of)
+        if rate is None or (o.as_of - rate.as_of).days <= FX_GAP_DAYS:
+            continue
+        j = next(k for k, r in enumerate(cat.fx) if r is rate)
+        gaps.setdefault(j, []).append((o.as_of - rate.as_of).days)
+        dates.setdefault(j, []).append(o.as_of.isoformat())
+    out = []
+    for j, days in sorted(gaps.items()):
+        r = cat.fx[j]
+        out.append(cat.locate(DataFile.fx, ("rates", j, "as_of"),
+            f"{len(days)} current {r.currency.value} offers (dated {min(dates[j])} to {max(dates[j])}) are shown in "
+            f"yuan at this rate of {r.as_of}, {min(days)} to {max(days)} days older than their prices; add a later "
+            "dated rate with its source", Severity.notice))  # fmt: skip
+    return out
 
 
 def _future_dates(cat: Catalogue) -> list[Problem]:
