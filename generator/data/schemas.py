@@ -51,9 +51,11 @@ def schema_for(data_file: str, model: type[BaseModel]) -> dict[str, Any]:
     )
     refs = references_of(DataFile(data_file))
     if refs:
-        schema["description"] += " Fields naming an entry of another file: " + "; ".join(
-            f"{r.field} -> {r.target.path} {r.target_key}" for r in refs
-        ) + "."
+        schema["description"] += (
+            " Fields naming an entry of another file: "
+            + "; ".join(f"{r.field} -> {r.target.path} {r.target_key}" for r in refs)
+            + "."
+        )
         schema["x-references"] = [{"field": r.field, "target": r.target.path, "key": r.target_key} for r in refs]
     return schema
 
