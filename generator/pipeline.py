@@ -17,6 +17,7 @@ from generator.data.load import ParseMemo
 from generator.data.problems import DataError, Problem, errors
 from generator.data.validate import load_catalogue
 from generator.engine.plans import PlanMemo
+from generator.engine.recommend import OptionMemo
 from generator.engine.sizing import SizingMemo
 from generator.pages.files import RenderMemo, generated_files
 from generator.pages.messages import editor_notice
@@ -90,6 +91,7 @@ class Warm:
         self.parses = ParseMemo()
         self.sizing = SizingMemo()
         self.plans = PlanMemo()
+        self.options = OptionMemo()
         self.trust = TrustMemo()
         self.pages = RenderMemo()
 
@@ -109,7 +111,12 @@ def generate(project: Project, *, production: bool = False, warm: Warm | None = 
     problems += errors(site_problems)
     if cat is None or settings is None or errors(problems):
         raise DataError(problems)
-    results = evaluate(cat, warm.sizing if warm is not None else None, warm.plans if warm is not None else None)
+    results = evaluate(
+        cat,
+        warm.sizing if warm is not None else None,
+        warm.plans if warm is not None else None,
+        warm.options if warm is not None else None,
+    )
     trust = calibration_trust(project.calibration, cat, warm.trust if warm is not None else None)
     files = generated_files(
         cat, results, project.templates, settings.site_url, trust, warm.pages if warm is not None else None

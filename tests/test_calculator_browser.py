@@ -540,3 +540,49 @@ def test_image_rows_show_images_per_hour_and_cost_per_thousand(browser, server: 
     assert page.text_content("#calc-last-head") == "每千张图"
     assert "按每千张图的成本从低到高排列" in page.text_content("#calc-summary")
     page.close()
+
+
+def test_architectures_come_once_after_the_first_result(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    """The page carries the start model's architecture: its result needs no fetch. Every other model's
+    comes from assets/calculator-models.json, fetched once (with its version), then any model is ranked
+    as ``recommend`` ranks it."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url) if "calculator-models.json" in r.url else None)
+    page.goto(f"{server}/calculator/")
+    page.wait_for_selector("#gpu-calc[data-ready]")
+    assert len(fetched) == 1 and "calculator-models.json?v=" in fetched[0]
+    page.select_option("#calc-model", "qwen2.5-7b")
+    assert page.get_attribute("#gpu-calc", "data-state") == "pick"
+    assert page_rows(page) == eligible(python(cat, query_of(page)))
+    assert len(fetched) == 1
+    page.close()
+
+
+def test_a_link_to_another_model_waits_for_its_architecture(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    """A link naming a model whose architecture the page does not carry ranks it once the file is here."""
+    q = "?workload=inference&model=qwen2.5-7b&batch=8"
+    page = open_calc(browser, server, q)
+    assert page.get_attribute("#gpu-calc", "data-state") == "pick"
+    assert page_rows(page) == eligible(python(cat, q))
+    no_overflow(page)
+    page.close()
+
+
+def test_an_architecture_file_that_does_not_come_is_said_in_words(browser, server: str) -> None:  # type: ignore[no-untyped-def]
+    """Offline after the page loaded: the link's model cannot be sized, and the summary says what to do
+    (no result built from a model without its architecture, no script error)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.route("**/calculator-models.json*", lambda route: route.abort())
+    page.goto(f"{server}/calculator/?workload=inference&model=qwen2.5-7b")
+    page.wait_for_selector("#gpu-calc[data-ready]")
+    assert page.get_attribute("#gpu-calc", "data-state") == "error"
+    assert "模型结构数据没有载入" in page.text_content("#calc-summary")
+    assert page.eval_on_selector_all("#calc-table tbody tr", "rows => rows.length") == 0
+    # the start model's own architecture is on the page: choosing it still gives its result
+    page.select_option("#calc-model", "llama-2-7b")
+    assert page.get_attribute("#gpu-calc", "data-state") == "pick"
+    assert errors == []
+    page.close()

@@ -6,18 +6,20 @@ read back as ``gpu-guide recommend`` flags, must give the pick and the costs the
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from pathlib import Path
 
 import pytest
-from conftest import REPO, REPO_BUILD_DATE, make_project
+from conftest import REPO, REPO_BUILD_DATE, make_project, replace_in
 
 from generator.cli.main import build_parser
 from generator.cli.workload import recommend_result
 from generator.data.catalogue import Catalogue
 from generator.engine.bounds import BOUNDS
 from generator.formats import cny
-from generator.pages.calculator import calculator_data, calculator_query, scenario_flags
+from generator.pages.calculator import ARCHITECTURES, FORM_FIELDS, calculator_data, calculator_query, scenario_flags
 from generator.pages.plan import model_flags
 from generator.pipeline import Generated, Project, generate
 from generator.results.model_pages import with_format_pages
@@ -119,11 +121,53 @@ def test_one_json_blob_on_the_calculator_page_only(mini: Generated) -> None:
     page = mini.files["calculator.md"].decode("utf-8")
     blobs = re.findall(r'<script type="application/json" id="calc-data">(.*?)</script>', page, re.S)
     assert len(blobs) == 1
-    assert json.loads(blobs[0]) == json.loads(json.dumps(calculator_data(mini.catalogue)))
+    inline = json.loads(blobs[0])
+    full = json.loads(json.dumps(calculator_data(mini.catalogue)))
+    # everything but the models' architectures is inline, as the engine reads it
+    assert {k: v for k, v in inline.items() if k not in ("models", "architectures")} == {
+        k: v for k, v in full.items() if k != "models"
+    }
     assert page.count("<script") == 2  # the data blob and one module: the bundle (generator.publish.bundle)
     assert page.count('<script type="module" src="../javascripts/calculator.bundle.js"></script>') == 1
     others = [p for p, body in mini.files.items() if p != "calculator.md" and b"calc-data" in body]
     assert others == []
+
+
+def test_the_page_carries_the_model_list_and_the_rest_comes_from_one_file(mini: Generated) -> None:
+    """The form's model list is inline (names, kinds, sizes, default precisions); each model's whole
+    entry is in the architectures file, and the page plus that file give exactly what the engine
+    reads (calculator_data). The start model is whole inline, so the first calculation fetches nothing."""
+    page = mini.files["calculator.md"].decode("utf-8")
+    inline = json.loads(re.findall(r'id="calc-data">(.*?)</script>', page, re.S)[0])
+    full = json.loads(json.dumps(calculator_data(mini.catalogue)))
+    arch = json.loads(mini.files[ARCHITECTURES])
+    assert list(arch) == sorted(m["id"] for m in full["models"])
+    assert [arch[m["id"]] for m in full["models"]] == full["models"]
+    assert [m["id"] for m in inline["models"]] == [m["id"] for m in full["models"]]  # the form's order
+    assert inline["architectures"]["inline"] == ["llama-2-7b"]  # the start: inference on the first language model
+    for short, whole in zip(inline["models"], full["models"], strict=True):
+        if short["id"] == "llama-2-7b":
+            assert short == whole and "layers" in short
+        else:
+            assert set(short) <= set(FORM_FIELDS) and {"id", "name", "kind", "params_b"} <= set(short)
+            assert short == {k: whole[k] for k in short}
+            assert "layers" not in short and "components" not in short
+    path, _, version = inline["architectures"]["path"].partition("?v=")
+    assert path == ARCHITECTURES == "assets/calculator-models.json"
+    assert version == hashlib.sha256(mini.files[ARCHITECTURES]).hexdigest()[:12]
+
+
+def test_the_architectures_file_changes_its_version_with_a_model(mini: Generated, tmp_path: Path) -> None:
+    """A cached copy of an older file is never taken: the page's link names the file's digest."""
+    before = mini.files
+
+    def fewer_layers(data: Path) -> None:
+        replace_in(data / "models.yaml", "    layers: 32\n", "    layers: 30\n")
+
+    after = generate(Project.at(make_project(tmp_path, fewer_layers))).files
+    assert after[ARCHITECTURES] != before[ARCHITECTURES]
+    link = re.compile(rb'"path":"assets/calculator-models.json\?v=([0-9a-f]{12})"')
+    assert link.findall(after["calculator.md"]) != link.findall(before["calculator.md"])
 
 
 def test_a_training_scenario_headline_leads_with_the_job(mini: Generated) -> None:

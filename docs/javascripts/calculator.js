@@ -2,7 +2,10 @@
  *
  * The numbers come from ./engine/ (a port of generator/engine and of `gpu-guide recommend`'s
  * request building; tests/test_calculator_parity.py compares both on hundreds of inputs) over
- * the JSON the generator embeds in <script id="calc-data">. The form's state is the query of
+ * the JSON the generator embeds in <script id="calc-data">. That JSON lists every model with what the
+ * form needs (name, kind, size, default precision) and the architecture of the model the form starts
+ * with only; every architecture is one static file (data.architectures.path, under the site's root),
+ * fetched after the first calculation, or before it when a link names another model. The form's state is the query of
  * `recommend` flags: a field left empty is a flag left out (the engine's default, shown grey in
  * the box), hidden fields are never sent, and the address bar always holds the query, so a
  * copied link reproduces the result. All text reaches the page through textContent. */
@@ -65,7 +68,8 @@ function el(tag, text, cls) {
 function init() {
   const root = document.getElementById("gpu-calc");
   const holder = document.getElementById("calc-data");
-  if (!root || !holder || root.hasAttribute("data-ready")) return;
+  if (!root || !holder || root.hasAttribute("data-started")) return;
+  root.setAttribute("data-started", "");
   const data = JSON.parse(holder.textContent);
   const cat = catalogue(data);
   const $ = (id) => document.getElementById(id);
@@ -93,6 +97,35 @@ function init() {
   modelSelect.appendChild(custom);
 
   const modelOf = (id) => data.models.find((m) => m.id === id);
+
+  /** Models whose whole entry (architecture included) the page holds; the others are fetched once. */
+  const whole = new Set(data.architectures ? data.architectures.inline : data.models.map((m) => m.id));
+  let fetching = null;
+  /** Every model's architecture, merged into data.models (the engine reads them there); a failed
+   * fetch is tried again by the next calculation that needs it. */
+  function architectures() {
+    if (!fetching) {
+      // the path is under the site's root: this module is javascripts/calculator.bundle.js
+      fetching = fetch(new URL("../" + data.architectures.path, import.meta.url))
+        .then((r) => {
+          if (!r.ok) throw new Error(`HTTP ${r.status}`);
+          return r.json();
+        })
+        .then((all) => {
+          for (const m of data.models) {
+            if (Object.hasOwn(all, m.id)) {
+              Object.assign(m, all[m.id]);
+              whole.add(m.id);
+            }
+          }
+        })
+        .catch((e) => {
+          fetching = null;
+          throw e;
+        });
+    }
+    return fetching;
+  }
   const kind = () => {
     if (modelSelect.value === "") return "llm";
     const m = modelOf(modelSelect.value);
@@ -477,7 +510,33 @@ function init() {
     $("calc-cli").textContent = ["gpu-guide recommend", ...words].join(" ");
   }
 
+  /** Counts calculations: one that waited for the architectures runs only if none came after it. */
+  let latest = 0;
+
+  /** Calculate for `pairs`; when they name a model whose architecture is still to come, fetch it
+   * first (data-state "loading") and return the promise of that calculation. */
   function run(pairs) {
+    const named = pairs.find(([k]) => k === "model");
+    const ticket = ++latest;
+    if (named && modelOf(named[1]) && !whole.has(named[1])) {
+      root.dataset.state = "loading";
+      summary.className = "gpu-calc__summary";
+      summary.replaceChildren(el("p", "正在载入模型结构数据……"));
+      return architectures().then(
+        () => {
+          if (ticket === latest) run(pairs);
+        },
+        () => {
+          if (ticket !== latest) return;
+          summary.className = "gpu-calc__summary gpu-calc__summary--error";
+          summary.replaceChildren(el("p", "模型结构数据没有载入（网络中断？）。刷新页面再试，或选“自己填参数量 / 粘贴 config.json”。"));
+          body.replaceChildren();
+          table.hidden = true;
+          excludedBox.hidden = true;
+          root.dataset.state = "error";
+        },
+      );
+    }
     clearErrors();
     if (pairs.some(([k, v]) => k === "billing" && v === "")) {
       // the engine would say 计费方式不认识“”: say what to do instead
@@ -565,8 +624,11 @@ function init() {
   const linked = [...new URLSearchParams(location.search)].filter(([k]) => KNOWN.has(k));
   const start = linked.length ? linked : data.start;
   apply(start);
-  run(start);
-  root.setAttribute("data-ready", "");
+  // ready once the start's result is shown and every architecture is here (or could not be fetched)
+  Promise.resolve(run(start))
+    .then(() => (data.architectures ? architectures() : null))
+    .catch(() => {})
+    .finally(() => root.setAttribute("data-ready", ""));
 }
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);

@@ -5,6 +5,10 @@ start-up scripts (module scripts with the modules they import) and the images no
 ``loading="lazy"``, each gzip-compressed as a static host serves it. The same sum the budget
 test checks (tests/test_page_weight.py), measured here rather than asserted.
 
+The calculator's architectures (``assets/calculator-models.json``, every model's shape), which its
+page fetches after the first calculation rather than carrying inline, are reported beside the
+first views: not part of one, but bytes a calculator visit still transfers.
+
 Search query (Pagefind, site/pagefind/): what the first query of a visit fetches, from the
 index's files: the loader (pagefind.js, its WebAssembly, the entry and metadata files), one
 index chunk per query word (the largest chunk is the worst case) and the excerpts of the 20
@@ -20,6 +24,8 @@ import statistics
 from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
+
+from generator.pages.calculator import ARCHITECTURES
 
 SHOWN = 20  #: results whose excerpts the search box fetches (docs/javascripts/search.js)
 _STATIC_IMPORT = re.compile(r'^\s*import\s[^;]*?from\s+"([^"]+)"', re.M)
@@ -90,12 +96,24 @@ def search_query_bytes(site: Path, words: int = 2) -> tuple[int, int]:
     return loader + words * int(statistics.median(chunks)) + excerpts, loader + words * max(chunks) + excerpts
 
 
+def calculator_fetch_bytes(site: Path) -> int | None:
+    """Gzip bytes of the architectures the calculator fetches after its first calculation (None: no file)."""
+    path = site / ARCHITECTURES
+    return _gz(path) if path.is_file() else None
+
+
 def report(site: Path) -> list[str]:
     """Lines for the bench's output."""
     views = first_views(site)
     typical, worst = search_query_bytes(site)
+    later = calculator_fetch_bytes(site)
     return [
         "first view (gzip, heaviest page of each kind): "
         + ", ".join(f"{k} {v / 1024:.0f} KiB" for k, v in views.items()),
+        *(
+            [f"the calculator then fetches every model's architecture: {later / 1024:.1f} KiB"]
+            if later is not None
+            else []
+        ),
         f"a two-word search query fetches about {typical / 1024:.0f} KiB (at most {worst / 1024:.0f} KiB)",
     ]

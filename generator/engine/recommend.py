@@ -10,8 +10,11 @@ finish the job, everything else by the monthly total.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import hashlib
 import math
+import pickle
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -51,6 +54,8 @@ class Constraints:
     plans: plans.PlanMemo | None = None
     #: serving: hold plans to rules.decision.latency_floor (False: a deployment plan at its guide's load)
     latency_floor: bool = True
+    #: options kept from the last evaluation of a long-lived process (serve; :class:`OptionMemo`)
+    options: OptionMemo | None = None
 
 
 @dataclass(frozen=True)
@@ -161,15 +166,81 @@ class Recommendation:
         return next((o for o in self.options if o.gpu.id == gpu_id), None)
 
 
+class OptionMemo:
+    """Each GPU's option for a request, kept from one evaluation to the next for a long-lived process
+    (``gpu-guide serve``): a one-price edit evaluates again only the edited GPU's options, not the other
+    thirty-odd GPUs of every ranking.
+
+    An option depends on the GPU, its sizing (kept alive and compared by identity, as
+    :class:`generator.engine.sizing.SizingMemo` keeps it), the workload, the constraints, the rules, the
+    pricing, the providers (their fabric) and that GPU's offers (all of them, for the reasons without a
+    price). :meth:`start` forgets everything unless the rules, pricing and providers equal the last
+    evaluation's, and takes a digest of each GPU's offers; a kept option is used only under the same digest."""
+
+    def __init__(self) -> None:
+        self._basis: object = None
+        self._offers: dict[str, bytes] = {}  # gpu id -> digest of its offers in this evaluation
+        self._kept: dict[tuple[object, ...], tuple[Gpu, Sizing, Option]] = {}
+
+    def start(self, basis: object, cat: Catalogue) -> None:
+        """Begin an evaluation of ``cat`` on ``basis`` (rules, pricing, providers)."""
+        if basis != self._basis:
+            self._kept.clear()
+        self._basis = basis
+        pickable = cat.pickable_offers
+        self._offers = {
+            gid: hashlib.sha256(
+                pickle.dumps(
+                    (
+                        cat.offers_for(gid),
+                        [o.id for o in cat.current_for(gid)],
+                        [o.id for o in pickable if o.gpu == gid],
+                    ),
+                    protocol=5,
+                )
+            ).digest()
+            for gid in cat.gpus
+        }
+
+    def key(self, gpu: Gpu, sizing: Sizing, workload: Workload, c: Constraints) -> tuple[object, ...] | None:
+        """The option's key, or None when this GPU is not in the evaluation begun by :meth:`start`."""
+        offers = self._offers.get(gpu.id)
+        if offers is None:
+            return None
+        return (gpu.id, id(sizing), workload, dataclasses.replace(c, pricing=None, plans=None, options=None), offers)
+
+    def get(self, key: tuple[object, ...], gpu: Gpu, sizing: Sizing) -> Option | None:
+        kept = self._kept.get(key)
+        if kept is None or kept[1] is not sizing or kept[0] != gpu:
+            return None
+        return copy.copy(kept[2])  # the caller sets its reasons; the kept one stays as evaluated
+
+    def put(self, key: tuple[object, ...], gpu: Gpu, sizing: Sizing, option: Option) -> None:
+        self._kept[key] = (gpu, sizing, copy.copy(option))
+
+
 def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Workload, c: Constraints) -> Option:
     """Size one GPU, then find its cheapest plan by the workload's measure (:mod:`generator.engine.plans`).
 
     ``sizing_for(gpu)`` returns its :class:`Sizing`. Every current offer in an accepted billing tier is
     tried, at every instance count worth trying; the option shows the best plan and the best of each
-    other provider.
+    other provider. With ``c.options`` (serve) an option evaluated before from the same inputs is reused.
     """
-    rules: Rules = cat.rules
     sizing: Sizing = sizing_for(gpu)
+    memo = c.options
+    key = memo.key(gpu, sizing, workload, c) if memo is not None else None
+    if memo is not None and key is not None:
+        kept = memo.get(key, gpu, sizing)
+        if kept is not None:
+            return kept
+    opt = _evaluate_gpu(gpu, sizing, cat, workload, c)
+    if memo is not None and key is not None:
+        memo.put(key, gpu, sizing, opt)
+    return opt
+
+
+def _evaluate_gpu(gpu: Gpu, sizing: Sizing, cat: Catalogue, workload: Workload, c: Constraints) -> Option:
+    rules: Rules = cat.rules
     cards = sizing.min_cards
     delivery, why = delivery_form(workload, cards or 1, rules.delivery, data_parallel_ok(workload, cards))
     opt = Option(gpu=gpu, sizing=sizing, cards=cards, delivery=delivery, delivery_reason=why, needed=delivery)
@@ -430,6 +501,7 @@ def for_scenario(cat: Catalogue, scenario: Scenario, sizer: Sizer | None = None)
         deadline_hours=scenario.deadline_days * 24 if scenario.deadline_days is not None else None,
         images_per_month=scenario.images_per_month,
         plans=sizer.plans if sizer is not None else None,
+        options=sizer.options if sizer is not None else None,
     )
 
     def sizing_for(gpu: Gpu) -> Sizing:

@@ -20,6 +20,7 @@ from generator.engine.request import Assumption, Estimate, Request
 
 if TYPE_CHECKING:
     from generator.engine.plans import PlanMemo
+    from generator.engine.recommend import OptionMemo
 
 #: Largest card count the sizing tries (eight 8-card servers).
 MAX_CARDS = 64
@@ -133,6 +134,8 @@ class Sizer:
         self.rankings: dict[tuple[Request, Workload, float | None], Any] = {}
         #: offers' plans kept between evaluations (serve; :class:`generator.engine.plans.PlanMemo`)
         self.plans: PlanMemo | None = None
+        #: GPUs' options kept between evaluations (serve; :class:`generator.engine.recommend.OptionMemo`)
+        self.options: OptionMemo | None = None
 
     def estimate(self, req: Request) -> Estimate:
         """:func:`generator.engine.memory.estimate`, once per distinct request."""

@@ -5,7 +5,11 @@ hand-written port of ``generator/engine`` (memory, speed, sizing, delivery, cost
 and of the command line's request building (``generator/cli/workload.py``).
 :func:`calculator_data` hands it the same inputs the Python engine reads: the rules, every
 GPU and model, the offers that may price a recommendation, provider names and exchange
-rates, embedded once in the page as JSON (``escape.json_for_script``).
+rates. The page embeds (``escape.json_for_script``) all of it except the models' architectures
+(:func:`page_data`): the model list the form needs stays inline, with the architecture of the
+model it starts with, and every model's architecture is one static file, :data:`ARCHITECTURES`,
+that the script fetches after its first calculation (a whole list of architectures at 40 copies
+of every model is most of the page's weight otherwise).
 ``tests/test_calculator_parity.py`` runs both engines on the same inputs and compares them.
 
 The page's URL holds the calculator's state with keys named like the flags of
@@ -17,6 +21,8 @@ page, with only the values that differ from what the command line would assume.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
@@ -40,6 +46,12 @@ from generator.pages.names import (
     WORKLOAD_NAMES,
 )
 from generator.pages.render import price_label
+
+#: Every model's architecture for the calculator (a file under docs/, so in site/), fetched by the page.
+ARCHITECTURES = "assets/calculator-models.json"
+#: What the form reads of a model before its architecture arrives: the list's labels and groups
+#: (calculator.js) and the precision it is sized in by default (engine/workload.js defaultPrecision).
+FORM_FIELDS = ("id", "name", "kind", "params_b", "checkpoint_precision", "pipeline_precision")
 
 #: The rules sections the engine reads (``pages`` is editorial and stays out).
 RULE_SECTIONS = ("cost", "prices", "defaults", "delivery", "memory", "speed", "support", "decision")
@@ -83,6 +95,25 @@ def calculator_data(cat: Catalogue) -> dict[str, Any]:
         # the engine's typed records in words (pages.messages) and the form's errors (pages.form_messages)
         "messages": messages_json() | form_messages_json(),
     }
+
+
+def architectures_json(cat: Catalogue) -> bytes:
+    """The file at :data:`ARCHITECTURES`: every model's entry in :func:`calculator_data`, by id."""
+    models = {m["id"]: m for m in calculator_data(cat)["models"]}
+    return (json.dumps(models, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def page_data(cat: Catalogue) -> dict[str, Any]:
+    """What the calculator page embeds: :func:`calculator_data` with each model cut to
+    :data:`FORM_FIELDS`, except the model the form starts with, which stays whole so the first
+    calculation needs nothing else; ``architectures`` says where the rest is (its path under
+    docs/, with a digest of its bytes so that no cached copy from an older build is taken)."""
+    data = calculator_data(cat)
+    start = dict(data["start"]).get("model")
+    data["models"] = [m if m["id"] == start else {k: m[k] for k in FORM_FIELDS if k in m} for m in data["models"]]
+    digest = hashlib.sha256(architectures_json(cat)).hexdigest()[:12]
+    data["architectures"] = {"path": f"{ARCHITECTURES}?v={digest}", "inline": [start] if start else []}
+    return data
 
 
 def _gpu(cat: Catalogue, g: Gpu) -> dict[str, Any]:

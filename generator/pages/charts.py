@@ -12,10 +12,13 @@ plot. Every value from data is escaped and stays text.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import pickle
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -34,7 +37,7 @@ _GRID: Attrs = {"stroke": "currentColor", "stroke-opacity": "0.14", "stroke-widt
 _AXIS: Attrs = {"stroke": "currentColor", "stroke-opacity": "0.55", "stroke-width": 1}
 
 __all__ = [
-    "CHART_FILES", "Bar", "Line", "Point", "bar_chart", "history_chart", "ladder_page_charts", "scatter_chart",
+    "CHART_FILES", "Bar", "ChartMemo", "Line", "Point", "bar_chart", "history_chart", "ladder_page_charts", "scatter_chart",
     "standalone",
 ]  # fmt: skip
 
@@ -344,17 +347,45 @@ def memory_points(frame: pd.DataFrame, keys: dict[str, str] | None = None) -> li
     ]
 
 
-def ladder_page_charts(ranked: pd.DataFrame, cat: Catalogue) -> dict[str, str]:
+class ChartMemo:
+    """Each chart's last drawing by its inputs, for a long-lived process (``gpu-guide serve``).
+
+    A chart is a function of its bars or points and its titles (placing the scatter charts' labels
+    is most of the cost); when those pickle to the same bytes as last time, the last ``<svg>`` text
+    stands. A price edit moves one point of the price chart: the ladder bars and the memory chart
+    are kept."""
+
+    def __init__(self) -> None:
+        self._drawn: dict[str, tuple[bytes, str]] = {}  # chart -> (digest of its inputs, svg text)
+
+    def draw(self, name: str, chart: Callable[..., str], items: list[Any], **labels: Any) -> str:
+        """``chart(items, **labels)``, or its last drawing when ``items`` and ``labels`` are unchanged."""
+        key = hashlib.sha256(pickle.dumps((chart.__qualname__, items, sorted(labels.items())), protocol=5)).digest()
+        kept = self._drawn.get(name)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        drawn = chart(items, **labels)
+        self._drawn[name] = (key, drawn)
+        return drawn
+
+
+def _draw_now(name: str, chart: Callable[..., str], items: list[Any], **labels: Any) -> str:
+    return chart(items, **labels)
+
+
+def ladder_page_charts(ranked: pd.DataFrame, cat: Catalogue, memo: ChartMemo | None = None) -> dict[str, str]:
     """The ladder page's three charts as ``<svg>`` text, each drawn once: the bar chart in
     ranking order; the scatter charts mark each GPU with its ladder number (a key lists them),
-    since 30-odd full names cannot all sit beside their points on a phone-width chart."""
+    since 30-odd full names cannot all sit beside their points on a phone-width chart.
+    ``memo``: keep the drawings whose inputs did not change (:class:`ChartMemo`)."""
     keys = chart_keys(ranked)
+    draw = memo.draw if memo is not None else _draw_now
     return {
-        "ladder": bar_chart(ladder_bars(ranked), title=LADDER_TITLE, x_label=TFLOPS_LABEL),
-        "price": scatter_chart(price_points(ranked, cat, keys), title=PRICE_TITLE, x_label=TFLOPS_LOG_LABEL,
-                               y_label=PRICE_LABEL, log_x=True, log_y=True),
-        "memory": scatter_chart(memory_points(ranked, keys), title=MEMORY_TITLE, x_label="显存容量（GB，对数刻度）",
-                                y_label="显存带宽（GB/s，对数刻度）", log_x=True, log_y=True),
+        "ladder": draw("ladder", bar_chart, ladder_bars(ranked), title=LADDER_TITLE, x_label=TFLOPS_LABEL),
+        "price": draw("price", scatter_chart, price_points(ranked, cat, keys), title=PRICE_TITLE,
+                      x_label=TFLOPS_LOG_LABEL, y_label=PRICE_LABEL, log_x=True, log_y=True),
+        "memory": draw("memory", scatter_chart, memory_points(ranked, keys), title=MEMORY_TITLE,
+                       x_label="显存容量（GB，对数刻度）", y_label="显存带宽（GB/s，对数刻度）", log_x=True, log_y=True),
     }  # fmt: skip
 
 

@@ -21,7 +21,7 @@ from generator.engine.request import Assumption, Request
 from generator.formats import cny, num
 from generator.pages import charts, editor_guide
 from generator.pages import contexts as ctx
-from generator.pages.calculator import calculator_data, calculator_query, scenario_flags, usage_flags
+from generator.pages.calculator import calculator_query, page_data, scenario_flags, usage_flags
 from generator.pages.messages import assumption_text, explain
 from generator.pages.names import (
     COMPONENT_ROLE_NAMES,
@@ -288,7 +288,7 @@ def plan_calculator(pl: _Planner) -> None:
         "calculator.md",
         "GPU 选型与成本计算器",
         "填模型或参数量、用法、精度和用量，按本站的公式和报价算出每款 GPU 要几张卡、每月和整个任务花多少钱。",
-        ctx.CalculatorContext(calculator_data(pl.cat)),
+        ctx.CalculatorContext(page_data(pl.cat)),
         pl.everything,
         hide_toc=True,
         hide_nav=True,

@@ -16,6 +16,7 @@ from generator.data.catalogue import Catalogue
 from generator.data.records import OpenModel
 from generator.engine.cost import pricing_of
 from generator.engine.plans import PlanMemo
+from generator.engine.recommend import OptionMemo
 from generator.engine.sizing import Sizer, SizingMemo
 from generator.results.buyers import BuyerResult, buyer_results
 from generator.results.claims import ClaimResult, claim_results
@@ -57,14 +58,23 @@ def ladder_ranks(frame: pd.DataFrame) -> dict[str, int]:
     return {str(gid): int(rank) for gid, rank in zip(frame["id"], frame["rank"], strict=True)}
 
 
-def evaluate(cat: Catalogue, memo: SizingMemo | None = None, plan_memo: PlanMemo | None = None) -> Results:
+def evaluate(
+    cat: Catalogue,
+    memo: SizingMemo | None = None,
+    plan_memo: PlanMemo | None = None,
+    option_memo: OptionMemo | None = None,
+) -> Results:
     """Everything the pages show, computed once (``memo``: sizings kept from the last evaluation,
-    reused while the rules and GPUs are unchanged; ``gpu-guide serve``)."""
+    reused while the rules and GPUs are unchanged; ``plan_memo``, ``option_memo``: offers' plans and
+    GPUs' options kept with them; ``gpu-guide serve``)."""
     # one memo of estimates for every page of this edition
     sizer = memo.sizer(cat.rules, cat.gpus) if memo is not None else Sizer(cat.rules)
     if plan_memo is not None and memo is not None:  # plans are kept only with the sizings they name
         plan_memo.start((cat.rules, pricing_of(cat), cat.providers))
         sizer.plans = plan_memo
+    if option_memo is not None and memo is not None:  # options too, by their sizings
+        option_memo.start((cat.rules, pricing_of(cat), cat.providers), cat)
+        sizer.options = option_memo
     table = ladder(cat)
     scenarios = scenario_results(cat, sizer)
     # Neighbours by dense TFLOPS (unconfirmed figures included): the cards people weigh against each other.

@@ -213,7 +213,9 @@ def plan_results(cat: Catalogue, model: OpenModel, req: Request, sizer: Sizer, u
         preq = replace(req, precision=plan.precision)
         if plan.load is not None:  # the guide's own load: its context, its concurrency (else one sequence)
             preq = replace(preq, context=plan.load.context, batch=plan.load.concurrency or 1)
-        c = Constraints(usage=usage, require_cuda=False, plans=sizer.plans, latency_floor=plan.load is None)
+        c = Constraints(
+            usage=usage, require_cuda=False, plans=sizer.plans, options=sizer.options, latency_floor=plan.load is None
+        )
         rec = recommend(cat, partial(_size, sizer, preq), Workload.inference, c)
         option = next((o for o in rec.options if o.gpu.id == plan.gpu), None)
         note = support.check_request(cat.gpus[plan.gpu], preq, cat.rules).note if plan.gpu in cat.gpus else None
@@ -318,7 +320,13 @@ def model_page(
     serving = workload is Workload.inference and model.kind is ModelKind.llm
     load = serving_load(cat) if serving else None
     usage = load.usage if load is not None else Usage.from_rules(cat.rules)
-    c = Constraints(usage=usage, require_cuda=cat.rules.defaults.require_cuda, job_tokens_b=job, plans=sizer.plans)
+    c = Constraints(
+        usage=usage,
+        require_cuda=cat.rules.defaults.require_cuda,
+        job_tokens_b=job,
+        plans=sizer.plans,
+        options=sizer.options,
+    )
     rec = _ranking(cat, sizer, req, workload, job, c)
     runtimes = runtime_choices(cat, sizer, req, rec, c) if serving else ()
     alt = None
