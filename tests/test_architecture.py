@@ -156,3 +156,35 @@ def test_only_the_command_line_reads_settings_from_the_environment() -> None:
     for name in ENVIRONMENT_ALLOWED:  # an allowance for a module that no longer needs it fails
         path = next(p for p in MODULES if module_name(p) == name)
         assert READS_ENVIRONMENT.search(path.read_text(encoding="utf-8"))
+
+
+#: A CJK ideograph or full-width punctuation: Chinese text, which the engines never hold.
+CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+ENGINES = [*sorted((ROOT / "engine").rglob("*.py")),
+           *sorted((ROOT.parent / "docs" / "javascripts" / "engine").rglob("*.js"))]  # fmt: skip
+
+
+def test_no_chinese_in_either_engine() -> None:
+    """Reasons and exclusions are typed records; their Chinese sentences (and labels) live only in
+    the message table (pages/messages*.py and its JS twin), so the two engines cannot drift in wording."""
+    assert len(ENGINES) > 10
+    found = [f"{p.relative_to(ROOT.parent)}:{n}" for p in ENGINES
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if CJK.search(line)]  # fmt: skip
+    assert found == []
+    assert CJK.search("显存不足") and CJK.search("（") and not CJK.search("GPU × 8 → 80 GiB")
+
+
+def test_plan_pages_is_a_list_of_page_kinds() -> None:
+    """``plan_pages`` only runs each page kind's ``plan_*`` function in order: a new kind is one
+    line there and one function, and no page's logic hides in the list."""
+    tree = ast.parse((ROOT / "pages" / "plan.py").read_text(encoding="utf-8"))
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "plan_pages")
+    body = [n for n in fn.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+    assert [type(n).__name__ for n in body] == ["Assign", "For", "Return"]
+    loop = body[1]
+    assert isinstance(loop, ast.For) and isinstance(loop.iter, ast.Tuple)
+    kinds = [getattr(e, "id", None) for e in loop.iter.elts]
+    assert len(kinds) > 20 and all(k and k.startswith("plan_") for k in kinds), kinds
+    assert len(set(kinds)) == len(kinds)
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert set(kinds) <= defined

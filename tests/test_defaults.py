@@ -62,6 +62,7 @@ def test_no_default_of_its_own() -> None:
     with_defaults leaves each keyword None (taken from the rules) but ``gpus``, the card count a
     sizing starts from, which rules.yaml does not hold."""
     assert [f.name for f in dataclasses.fields(Request) if f.default is not dataclasses.MISSING] == []
+    assert [f.name for f in dataclasses.fields(Request) if f.default_factory is not dataclasses.MISSING] == []
     assert [n for n, f in DefaultRules.model_fields.items() if not f.is_required()] == []
     params = inspect.signature(Request.with_defaults).parameters.values()
     own = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty and p.default is not None}

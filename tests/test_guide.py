@@ -13,7 +13,7 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
-from generator.data.datafiles import DATA_FILES
+from generator.data.datafiles import DATA_FILES, REFERENCES
 from generator.data.records import Gpu, Offer, Scenario
 from generator.data.rules import Rules
 from generator.pages.contexts import EditorGuideContext
@@ -102,7 +102,9 @@ def test_guide_renders_tables_for_every_file() -> None:
         assert f"### {md('data/' + file['file'])}" in text  # escaped as the page prints it (api_prices.yaml)
     html = markdown.markdown(text, extensions=["tables", "fenced_code"])
     rows = sum(len(f["fields"]) for f in field_docs())
-    assert html.count("<tr>") == rows + len(field_docs())  # one header row per table
+    refs = [f for f in field_docs() if f["references"]]
+    rows += sum(len(f["references"]) for f in refs)
+    assert html.count("<tr>") == rows + len(field_docs()) + len(refs)  # one header row per table
     assert "<code>memory&#95;gb</code>" in text
 
 
@@ -132,3 +134,20 @@ def test_yaml_examples_in_the_guide_are_valid(model_name: str) -> None:
     matching = [s for s in snippets() if s.startswith(f"{key}:")]
     assert len(matching) == 1, f"the guide should show one {key}: example"
     model.model_validate(yaml.safe_load(matching[0]))
+
+
+def test_cross_file_references_come_from_the_one_table() -> None:
+    """Each entry of datafiles.REFERENCES is listed under its file, by the field as the guide names
+    it (from one entry), with the target file and the key its ids live under; nothing else is."""
+    docs = by_file()
+    for r in REFERENCES:
+        key = docs[r.file]["key"]
+        field = r.field.removeprefix(f"{key}[].") if key else r.field
+        assert {"field": field, "target": r.target.path, "key": r.target_key} in docs[r.file]["references"], r
+    assert sum(len(d["references"]) for d in docs.values()) == len(REFERENCES)
+    # read off datafiles.py by hand: an offer's gpu names a GPU, a pitfall's gpus list GPUs
+    assert {"field": "gpu", "target": "data/gpus.yaml", "key": "gpus[].id"} in docs["offers.yaml"]["references"]
+    assert {"field": "gpus[]", "target": "data/gpus.yaml", "key": "gpus[].id"} in docs["pitfalls.yaml"]["references"]
+    assert docs["gpus.yaml"]["references"] == []
+    text = render(field_docs())
+    assert f"<code>{md('family_fabrics[].gpus[]')}</code> | <code>{md('data/gpus.yaml')}</code>" in text

@@ -14,7 +14,7 @@ import yaml
 from jsonschema import Draft202012Validator, FormatChecker
 
 from generator.cli.schemas import main, write_schemas
-from generator.data.datafiles import DATA_FILES
+from generator.data.datafiles import DATA_FILES, REFERENCES, DataFile
 from generator.data.schemas import (
     DRAFT,
     SCHEMA_DIR,
@@ -189,3 +189,21 @@ def test_a_link_on_the_way_stops_the_write(tmp_path: Path, capsys: pytest.Captur
     assert main(["--root", str(tmp_path / "project")]) == 1
     assert list(outside.iterdir()) == []
     assert "data/schemas/" in capsys.readouterr().err
+
+
+def test_schemas_name_every_cross_file_reference() -> None:
+    """``x-references`` and the description of each schema list exactly that file's entries of
+    datafiles.REFERENCES (the validator's table), each field with its target file and key."""
+    files = {rel: json.loads(text) for rel, text in schema_files().items()}
+    for name in NAMES:
+        schema = files[f"{SCHEMA_DIR}/{schema_name(name)}"]
+        want = [{"field": r.field, "target": r.target.path, "key": r.target_key} for r in REFERENCES if r.file == name]
+        assert schema.get("x-references", []) == want, name
+        for r in want:
+            assert f"{r['field']} -> {r['target']} {r['key']}" in schema["description"], (name, r)
+    # by hand from datafiles.py: offers name offers (replaces), providers and GPUs, in that order
+    offers = files[f"{SCHEMA_DIR}/{schema_name(DataFile.offers)}"]["x-references"]
+    assert [(x["field"], x["target"]) for x in offers] == [
+        ("offers[].replaces", "data/offers.yaml"), ("offers[].provider", "data/providers.yaml"),
+        ("offers[].gpu", "data/gpus.yaml")]  # fmt: skip
+    assert "x-references" not in files[f"{SCHEMA_DIR}/{schema_name(DataFile.gpus)}"]

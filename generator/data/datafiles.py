@@ -103,6 +103,16 @@ class Reference:
     path: tuple[str, ...]
     target: DataFile
 
+    @property
+    def field(self) -> str:
+        """The path in the editor's guide's notation: ``offers[].gpu``, ``pitfalls[].gpus[]``."""
+        return ".".join(self.path).replace(".*", "[]")
+
+    @property
+    def target_key(self) -> str:
+        """Where the ids it names live in the target file: ``gpus[].id``."""
+        return f"{DATA_FILES[self.target][0]}[].id"
+
 
 #: Every reference between data files, each declared once (by file, in the order fields appear).
 REFERENCES: tuple[Reference, ...] = (
@@ -128,3 +138,8 @@ REFERENCES: tuple[Reference, ...] = (
     Reference(DataFile.rules, ("pages", "compare_reference_scenarios", "*"), DataFile.scenarios),
     Reference(DataFile.rules, ("pages", "model_pages", "inference", "load_scenario"), DataFile.scenarios),
 )
+
+
+def references_of(file: DataFile) -> tuple[Reference, ...]:
+    """The references a file holds, in :data:`REFERENCES` order (its JSON Schema, the editor's guide)."""
+    return tuple(r for r in REFERENCES if r.file == file)

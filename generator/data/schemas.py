@@ -14,7 +14,9 @@ under ``data/schemas/`` are out of date. Regenerate with ``make schemas``
 
 The build itself never reads these files: pydantic stays the one judge of the data,
 and some of its checks (cross-references between files, an offer's single price *or*
-price range) have no place in a per-file schema.
+price range) have no place in a per-file schema. The references are still named, from the one
+table :data:`generator.data.datafiles.REFERENCES`: each schema's ``x-references`` (field, target
+file, target key) and its top-level description, for the editor to read, not to check.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from generator.data.datafiles import DATA_FILES
+from generator.data.datafiles import DATA_FILES, DataFile, references_of
 
 #: Folder of the generated schemas, relative to the project root.
 SCHEMA_DIR = "data/schemas"
@@ -47,6 +49,14 @@ def schema_for(data_file: str, model: type[BaseModel]) -> dict[str, Any]:
         f"data/{data_file}, generated from {model.__module__}.{model.__qualname__}; "
         "regenerate with `make schemas`, do not edit."
     )
+    refs = references_of(DataFile(data_file))
+    if refs:
+        schema["description"] += (
+            " Fields naming an entry of another file: "
+            + "; ".join(f"{r.field} -> {r.target.path} {r.target_key}" for r in refs)
+            + "."
+        )
+        schema["x-references"] = [{"field": r.field, "target": r.target.path, "key": r.target_key} for r in refs]
     return schema
 
 

@@ -8,8 +8,8 @@ by name (a kernel lists the vendors a source says it runs on). The first kernel 
 plan's; its note, if any, is said next to the option; a kernel marked ``confirmed: false`` (a source names the
 cards as still being worked on) and a vendor no source covers give an *unconfirmed* verdict: the
 option stays listed with the note but ranks after every confirmed one. A format no kernel runs rules the card out
-with the reason and the nearest formats that do run on it (an ``unsupported_format`` exclusion:
-"V100 不支持 FP8 …；改用 FP16" in the message table).
+with the reason and the nearest formats that do run on it (an ``unsupported_format`` exclusion, its
+sentence in the message table: the card, the format it cannot run, the formats to use instead).
 
 ``docs/javascripts/engine/support.js`` is the calculator's port; both read the same table
 (the calculator's JSON carries ``rules.support``).

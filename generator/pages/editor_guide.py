@@ -26,7 +26,7 @@ import annotated_types
 from pydantic import AnyUrl, BaseModel
 from pydantic.fields import FieldInfo
 
-from generator.data.datafiles import DATA_FILES
+from generator.data.datafiles import DATA_FILES, references_of
 from generator.data.records import Slug
 from generator.data.rules import Rules
 from generator.data.schemas import SCHEMA_DIR, schema_name
@@ -44,7 +44,8 @@ def field_docs(rules: Rules | None = None) -> list[dict[str, Any]]:
          "key": "gpus",            # the list the entries live under; None for rules.yaml
          "record": "Gpu",          # model of one entry (or of the whole file)
          "summary": "One GPU SKU as it is rented ...",   # model docstring, first line
-         "fields": [FieldDoc, ...]}
+         "fields": [FieldDoc, ...],
+         "references": [{"field": "gpu", "target": "data/gpus.yaml", "key": "gpus[].id"}, ...]}
 
     and each field::
 
@@ -66,9 +67,18 @@ def field_docs(rules: Rules | None = None) -> list[dict[str, Any]]:
                 "record": record.__name__,
                 "summary": _first_line(record.__doc__),
                 "fields": list(_walk(record, "", rules)),
+                "references": [
+                    {"field": _from_entry(r.field, key), "target": r.target.path, "key": r.target_key}
+                    for r in references_of(filename)
+                ],
             }
         )
     return out
+
+
+def _from_entry(field: str, key: str | None) -> str:
+    """A reference's field as the guide names fields: from one entry (``gpu``, not ``offers[].gpu``)."""
+    return field.removeprefix(f"{key}[].") if key else field
 
 
 def _entry_model(file_model: type[BaseModel]) -> tuple[str | None, type[BaseModel]]:
