@@ -254,5 +254,9 @@ def test_the_calculator_data_carries_no_citations_the_engine_never_reads() -> No
     engine = REPO / "docs" / "javascripts"
     readers = re.compile(r"\.(source|sources|quote)\b|\[\"(source|sources|quote)\"\]")
     for js in [*engine.glob("engine/*.js"), engine / "calculator.js"]:
-        code = "\n".join(line for line in js.read_text(encoding="utf-8").splitlines() if not line.strip().startswith(("//", "*", "/**")))
+        code = "\n".join(
+            line
+            for line in js.read_text(encoding="utf-8").splitlines()
+            if not line.strip().startswith(("//", "*", "/**"))
+        )
         assert not readers.search(code), js.name
