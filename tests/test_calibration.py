@@ -159,3 +159,15 @@ def test_a_serving_case_is_predicted_and_reported_under_its_runtime(tmp_path: Pa
     )  # fmt: skip
     prefill = speed.prefill_seconds(req, catalogue.gpus["a100-sxm-80g"], 1, catalogue.rules, 512, 1)
     assert by_id["pp"].predicted == pytest.approx(512 / prefill)
+
+
+def test_the_readme_calibration_table_is_the_one_calibrate_prints(results: list[CaseResult]) -> None:
+    """The README's table is re-measured whenever a case, a rule or the engine moves a ratio: it must be
+    exactly `gpu-guide calibrate --markdown`'s table (regenerate it from that command's output)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    table = markdown_table(summarise(results))
+    head = table.splitlines()[0]
+    assert head in readme
+    start = readme.index(head)
+    end = readme.find("\n\n", start)
+    assert readme[start:end] == table
