@@ -55,5 +55,11 @@ def test_syntax_it_does_not_handle_is_refused(tmp_path: Path, line: str) -> None
 
 def test_the_real_calculator_bundles() -> None:
     text = bundle(REPO / "docs" / "javascripts" / "calculator.js")
-    # calculator.js, messages.js (the message tables' fill) and every engine module
-    assert text.count("// ---- ") == 2 + len(list((REPO / "docs" / "javascripts" / "engine").glob("*.js")))
+    # calculator.js, messages.js (the message tables' fill) and every engine module the calculator
+    # uses; video.js is the video-diffusion engine, which the calculator has no workload for yet (#19)
+    # and which only the parity tests import
+    not_in_calculator = {"video.js"}
+    modules = {p.name for p in (REPO / "docs" / "javascripts" / "engine").glob("*.js")}
+    assert not_in_calculator <= modules
+    assert text.count("// ---- ") == 2 + len(modules - not_in_calculator)
+    assert "// ---- engine/video.js" not in text

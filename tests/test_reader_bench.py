@@ -24,6 +24,7 @@ def test_a_query_costs_less_than_the_whole_index(built_mini: Path) -> None:
     typical, worst = search_query_bytes(site)
     whole = sum(p.stat().st_size for p in (site / "pagefind").rglob("*") if p.is_file())
     assert 0 < typical <= worst < whole
-    first, query = report(site)
+    first, *fetched, query = report(site)  # the calculator's fetched-architectures line when it has one
+    assert len(fetched) <= 1 and all(f.startswith("the calculator then fetches ") for f in fetched)
     assert first.startswith("first view (gzip, heaviest page of each kind): ") and "gpus " in first
     assert query.startswith("a two-word search query fetches about ")
