@@ -608,7 +608,9 @@ def _diffusion_model_problems(cat: Catalogue, i: int, m: Any) -> list[Problem]:
     """An image model needs its parts (one denoiser, one VAE) adding up to params_b, and its dtype."""
     here = ("models", i)
     if m.kind.value == "video":
-        shape = [name for name in ("layers", "hidden", "heads", "intermediate", "video_fps") if getattr(m, name) is None]
+        shape = [
+            name for name in ("layers", "hidden", "heads", "intermediate", "video_fps") if getattr(m, name) is None
+        ]
         roles = sorted(c.role.value for c in m.components)
         out = []
         if shape:
