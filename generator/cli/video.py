@@ -22,7 +22,8 @@ from generator.pages.messages import explain
 from generator.results import video_plans
 from generator.results.video_plans import VideoPlan
 
-#: A request's defaults where the flags leave them out: the Wan README's examples (1280*720, 81 frames).
+#: A request's defaults where the flags and the model's video_size leave them out: the Wan README's
+#: examples (1280*720, 81 frames).
 DEFAULT_SIZE = (1280, 720)
 DEFAULT_FRAMES = 81
 
@@ -45,7 +46,7 @@ def video_request(cat: Catalogue, args: argparse.Namespace) -> tuple[OpenModel, 
     for name in _NOT_VIDEO:
         if getattr(args, name, None) not in (None, False):
             raise ValueError(f"--{name.replace('_', '-')} is not for video models")
-    size = args.resolution if args.resolution is not None else DEFAULT_SIZE
+    size = args.resolution if args.resolution is not None else (model.video_size or DEFAULT_SIZE)
     if not isinstance(size, tuple):
         raise ValueError("a video's --resolution is WIDTHxHEIGHT, e.g. 1280x720")
     frames = args.frames if args.frames is not None else DEFAULT_FRAMES

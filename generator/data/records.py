@@ -869,6 +869,12 @@ class OpenModel(Record):
         le=240,
         description="Video models: frames per second of the finished video (prices per minute of video).",
     )
+    video_size: tuple[int, int] | None = Field(
+        default=None,
+        strict=False,
+        description="Video models: the width and height in pixels the model is meant for (its page and the "
+        "CLI's default), as the model's README lists them (e.g. [1280, 720]).",
+    )
     license: ShortText = Field(description="Licence name.")
     source: HttpUrl = Field(description="Model card or config.json the figures come from.")
 
