@@ -8,12 +8,15 @@ the denoise phase 40.221 - 10.580 = 29.641; with --t5_cpu as well the text phase
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import MINI_BUILD_DATE, make_project
 
 from generator.data.validate import load_catalogue
 from generator.pages.plan import video_model_context
+from generator.pipeline import Project, generate
 
 REPO = Path(__file__).resolve().parent.parent
 CAT, _ = load_catalogue(REPO / "data", REPO)
@@ -61,3 +64,63 @@ def test_small_model_page_is_at_480p() -> None:
     if row is not None:  # shown where it is among the cheapest ten
         assert row.seconds == pytest.approx(9_432_667_127_808 * 30 * 100 / (165.2e12 * 0.63), rel=1e-9)
         assert row.seconds == pytest.approx(271.9, abs=0.05)
+
+
+WAN_1_3B_ENTRY = """
+  - id: wan2.1-t2v-1.3b
+    name: Wan2.1-T2V-1.3B
+    kind: video
+    params_b: 7.107
+    layers: 30
+    hidden: 1536
+    heads: 12
+    intermediate: 8960
+    pipeline_precision: bf16
+    denoiser_passes: 2
+    default_steps: 50
+    video_fps: 16
+    video_size: [832, 480]
+    components:
+      - {role: transformer, name: Wan DiT, params: 1300000000, source: "https://example.com/wan"}
+      - {role: text_encoder, name: umt5-xxl encoder, params: 5680000000, source: "https://example.com/wan"}
+      - {role: vae, name: Wan-VAE, params: 127000000, source: "https://example.com/wan"}
+    license: Apache 2.0
+    source: https://example.com/wan
+"""
+
+
+def _with_wan(entry: str) -> Callable[[Path], None]:
+    def edit(data: Path) -> None:
+        path = data / "models.yaml"
+        path.write_text(path.read_text(encoding="utf-8").rstrip("\n") + "\n" + entry, encoding="utf-8")
+
+    return edit
+
+
+def test_mini_catalogue_gets_a_video_page(tmp_path: Path) -> None:
+    """The mini fixture's only RTX 4090 offer is ¥2 an hour on demand: 271.897 s (worked above) x ¥2 / 3600
+    = ¥0.151 per video, x 60 / 5.0625 s of video = ¥1.79 per minute; the A100 and H100 offers are 8-card
+    bare metal and rank behind it."""
+    root = make_project(tmp_path, _with_wan(WAN_1_3B_ENTRY))
+    files = generate(Project.at(root, build_date=MINI_BUILD_DATE)).files
+    page = files["models/wan2.1-t2v-1.3b.md"].decode("utf-8")
+    assert "832×480、81 帧" in page and "32,760 个潜空间 token" in page
+    row = next(line for line in page.splitlines() if line.startswith("| [GeForce RTX 4090"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:7] == ["1", "14.7", "272", "¥0.15", "¥1.79", "¥2.00"]
+    assert "UNCONFIRMED" in page
+    assert not any(k.startswith("models/wan2.1-t2v-1.3b-") for k in files)  # no LLM workload pages
+
+
+def test_video_model_missing_fields_names_file_line_and_field(tmp_path: Path) -> None:
+    vae = next(line for line in WAN_1_3B_ENTRY.splitlines(keepends=True) if "role: vae" in line)
+    bad = WAN_1_3B_ENTRY.replace("    video_fps: 16\n", "").replace(vae, "")
+    root = make_project(tmp_path, _with_wan(bad))
+    cat, problems = load_catalogue(root / "data", root)
+    assert cat is None  # errors stop the load
+    said = {(p.file, p.path, p.message.split(" (")[0]) for p in problems}
+    # the entry is the fixture's third model (models[2]); the line is the entry's
+    assert ("data/models.yaml", "models[2]", "a video model needs video_fps") in said, said
+    assert ("data/models.yaml", "models[2].components", "a video model lists exactly one transformer, one "
+            "text_encoder and one vae; found text_encoder, transformer") in said, said  # fmt: skip
+    assert all(p.line is not None and p.line > 0 for p in problems if p.file == "data/models.yaml")
