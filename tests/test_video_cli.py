@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,8 +18,9 @@ from generator.cli.main import main
 from generator.data.validate import load_catalogue
 
 REPO = Path(__file__).resolve().parent.parent
-CAT, _ = load_catalogue(REPO / "data", REPO)
-assert CAT is not None
+_CAT, _ = load_catalogue(REPO / "data", REPO)
+assert _CAT is not None
+CAT = _CAT
 A100_SECONDS = 6.523288813568e17 / (312e12 * 0.63)  # 3318.72 s, worked in the module docstring
 
 
@@ -28,10 +30,11 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def recommend(capsys: pytest.CaptureFixture[str], *extra: str, model: str = "wan2.1-t2v-14b") -> dict:
+def recommend(capsys: pytest.CaptureFixture[str], *extra: str, model: str = "wan2.1-t2v-14b") -> dict[str, Any]:
     code, out, err = run(capsys, "recommend", "--workload", "inference", "--model", model, "--json", *extra)
     assert code == 0, err
-    return json.loads(out)
+    data: dict[str, Any] = json.loads(out)
+    return data
 
 
 def test_a100_seconds_and_rent_per_video_by_hand(capsys: pytest.CaptureFixture[str]) -> None:

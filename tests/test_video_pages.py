@@ -19,8 +19,9 @@ from generator.pages.plan import video_model_context
 from generator.pipeline import Project, generate
 
 REPO = Path(__file__).resolve().parent.parent
-CAT, _ = load_catalogue(REPO / "data", REPO)
-assert CAT is not None
+_CAT, _ = load_catalogue(REPO / "data", REPO)
+assert _CAT is not None
+CAT = _CAT
 
 
 def test_memory_by_phase_and_offload_setting() -> None:

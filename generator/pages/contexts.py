@@ -158,6 +158,7 @@ class ModelsIndexContext:
     pages: list[ModelPage]
     specs: ModelPageKinds  # what each kind of model page sizes
     load: ServingLoad  # the serving load every inference page is priced at
+    video_models: list[OpenModel]  # text-to-video models: each has its own page models/<id>.md
 
 
 @dataclass(frozen=True)

@@ -328,7 +328,12 @@ def plan_model_index(pl: _Planner) -> None:
         "models/index.md",
         "模型显存与卡数速查",
         f"{len(pl.cat.models)} 个开源模型在推理、LoRA、QLoRA 和全参微调下每卡要多少显存、各 GPU 需要几张卡。",
-        ctx.ModelsIndexContext(pl.results.models, pl.cat.rules.pages.model_pages, model_pages.serving_load(pl.cat)),
+        ctx.ModelsIndexContext(
+            pl.results.models,
+            pl.cat.rules.pages.model_pages,
+            model_pages.serving_load(pl.cat),
+            [m for m in pl.cat.models.values() if m.kind is ModelKind.video],
+        ),
         pl.everything,
     )
 
