@@ -74,6 +74,22 @@ def bounded(flag: str) -> Callable[[str], float] | Callable[[str], int]:
     return number(b.low, b.high, low_open=b.low_open)
 
 
+def side_or_size(text: str) -> int | tuple[int, int]:
+    """``--resolution``: one side (an image model's square, ``1024``) or WIDTHxHEIGHT (a video, ``1280x720``).
+
+    A size's sides are whole multiples of 16 (the Wan-VAE's 8× downsampling times the DiT's 2×2 patch)."""
+    if "x" not in text.lower():
+        return int(bounded("resolution")(text))
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"expected a side (1024) or WIDTHxHEIGHT (1280x720), got {text!r}")
+    w, h = (int(p) for p in parts)
+    for side in (w, h):
+        if not 16 <= side <= 8192 or side % 16:
+            raise argparse.ArgumentTypeError(f"each side must be a multiple of 16 from 16 to 8192, got {text}")
+    return (w, h)
+
+
 def iso_date(text: str) -> dt.date:
     """A calendar date written YYYY-MM-DD."""
     try:

@@ -15,7 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from generator.cli.arguments import billing_tiers, bounded, number, slug, whole
+from generator.cli.arguments import billing_tiers, bounded, number, side_or_size, slug, whole
+from generator.cli.video import is_video, video_estimate, video_recommend
 from generator.data.catalogue import Catalogue
 from generator.data.problems import DataError
 from generator.data.records import Gpu, ModelKind, Offload, Optimizer, Precision, Runtime, Workload
@@ -100,8 +101,14 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
                    help="serving: prompt tokens per request (with --output-tokens, context = the two together)")  # fmt: skip
     p.add_argument("--output-tokens", type=bounded("output-tokens"),
                    help="serving: tokens generated per request (default: rules.yaml defaults.output_tokens)")  # fmt: skip
-    p.add_argument("--resolution", type=bounded("resolution"),
-                   help="image models: side of the square image in pixels (default: rules.yaml)")  # fmt: skip
+    p.add_argument("--resolution", type=side_or_size,
+                   help="image models: side of the square image in pixels (default: rules.yaml); "
+                        "video models: WIDTHxHEIGHT, e.g. 1280x720 (default: 1280x720)")  # fmt: skip
+    p.add_argument("--frames", type=whole(1, 1001),
+                   help="video models: frames per video, 4n+1 (default: 81, five seconds at 16 fps)")  # fmt: skip
+    p.add_argument("--offload-model", action="store_true",
+                   help="video models: Wan --offload_model True (DiT and T5 on the card only in their own phase)")  # fmt: skip
+    p.add_argument("--t5-cpu", action="store_true", help="video models: Wan --t5_cpu (the text encoder on the CPU)")
     p.add_argument("--offload", choices=[o.value for o in Offload],
                    help="image models: none (all parts on the GPU) or model (model CPU offload)")  # fmt: skip
     p.add_argument("--runtime", choices=[r.value for r in Runtime],
@@ -123,6 +130,8 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
                        help="training: finish within DAYS (plans scale out to meet it)")  # fmt: skip
         p.add_argument("--images-per-month", type=bounded("images-per-month"), metavar="IMAGES",
                        help="image models: images to make a month (plans rent enough copies)")  # fmt: skip
+        p.add_argument("--videos-per-month", type=bounded("images-per-month"), metavar="VIDEOS",
+                       help="video models: videos to make a month (priced at the month's rent over them)")  # fmt: skip
         p.add_argument("--disk-gb", type=bounded("disk-gb"))
         p.add_argument("--egress-gb", type=bounded("egress-gb"))
         p.add_argument("--public-ip", action=argparse.BooleanOptionalAction, default=None,
@@ -269,6 +278,10 @@ def _request(cat: Catalogue, args: argparse.Namespace, gpus: int) -> Request:
         raise UsageError("--runtime is for serving a language model (--workload inference)")
     if not image and (args.resolution is not None or args.offload is not None):
         raise UsageError("--resolution and --offload are for image models")
+    if isinstance(args.resolution, tuple):
+        raise UsageError("an image model's --resolution is one side (1024 for 1024×1024), not WIDTHxHEIGHT")
+    if args.frames is not None or args.offload_model or args.t5_cpu or getattr(args, "videos_per_month", None):
+        raise UsageError("--frames, --offload-model, --t5-cpu and --videos-per-month are for video models")
     if not image and (args.steps is not None or getattr(args, "images_per_month", None) is not None):
         raise UsageError("--steps and --images-per-month are for image models")
     context, output = _serving_lengths(cat, args, arch.kind is ModelKind.llm)
@@ -436,6 +449,8 @@ def _dumps(value: Any) -> str:
 
 def run_estimate(project: Project, args: argparse.Namespace) -> int:
     cat = _catalogue(project)
+    if is_video(cat, args):
+        return video_estimate(cat, args)
     try:
         req = _request(cat, args, args.gpus)
     except (UsageError, ValueError) as exc:
@@ -560,6 +575,8 @@ def recommend_result(cat: Catalogue, args: argparse.Namespace) -> dict[str, Any]
 
 def run_recommend(project: Project, args: argparse.Namespace) -> int:
     cat = _catalogue(project)
+    if is_video(cat, args):
+        return video_recommend(cat, args)
     try:
         result = recommend_result(cat, args)
     except (UsageError, ValueError) as exc:

@@ -632,6 +632,7 @@ class SearchedPair(Record):
 class ModelKind(StrEnum):
     llm = "llm"
     diffusion = "diffusion"
+    video = "video"  # text-to-video diffusion transformers (Wan 2.1 T2V): generator/engine/video.py
 
 
 class ComponentRole(StrEnum):
@@ -732,7 +733,12 @@ class OpenModel(Record):
 
     id: Slug = Field(description="Stable id, e.g. qwen2.5-7b.")
     name: ShortText = Field(description="Display name.")
-    kind: ModelKind = Field(strict=False, default=ModelKind.llm, description="llm or diffusion.")
+    kind: ModelKind = Field(
+        strict=False,
+        default=ModelKind.llm,
+        description="llm, diffusion (image generation) or video (text-to-video; layers, hidden, heads and "
+        "intermediate are the video DiT's num_layers, dim, num_heads and ffn_dim).",
+    )
     params_b: float = Field(
         gt=0,
         le=10000,
@@ -856,6 +862,18 @@ class OpenModel(Record):
         le=4096,
         description="Diffusion transformers with joint attention (FLUX, SD3): text tokens that pass through "
         "every denoiser block beside the image tokens.",
+    )
+    video_fps: float | None = Field(
+        default=None,
+        gt=0,
+        le=240,
+        description="Video models: frames per second of the finished video (prices per minute of video).",
+    )
+    video_size: tuple[int, int] | None = Field(
+        default=None,
+        strict=False,
+        description="Video models: the width and height in pixels the model is meant for (its page and the "
+        "CLI's default), as the model's README lists them (e.g. [1280, 720]).",
     )
     license: ShortText = Field(description="Licence name.")
     source: HttpUrl = Field(description="Model card or config.json the figures come from.")

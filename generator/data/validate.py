@@ -607,6 +607,30 @@ def editorial_check(cat: Catalogue) -> list[Problem]:
 def _diffusion_model_problems(cat: Catalogue, i: int, m: Any) -> list[Problem]:
     """An image model needs its parts (one denoiser, one VAE) adding up to params_b, and its dtype."""
     here = ("models", i)
+    if m.kind.value == "video":
+        shape = [
+            name
+            for name in ("layers", "hidden", "heads", "intermediate", "video_fps", "video_size")
+            if getattr(m, name) is None
+        ]
+        roles = sorted(c.role.value for c in m.components)
+        out = []
+        if shape:
+            out.append(cat.locate(DataFile.models, here, f"a video model needs {', '.join(shape)} (the DiT's "
+                                  "num_layers, dim, num_heads, ffn_dim from wan/configs, and the video's fps and size)"))  # fmt: skip
+        if roles != ["text_encoder", "transformer", "vae"]:
+            out.append(cat.locate(DataFile.models, (*here, "components"), "a video model lists exactly one "
+                                  f"transformer, one text_encoder and one vae; found {', '.join(roles) or 'none'}"))  # fmt: skip
+        if m.denoiser_passes is None:
+            out.append(cat.locate(DataFile.models, here, "a video model needs denoiser_passes (2 with guidance)"))
+        total = sum(c.params for c in m.components) / 1e9
+        if m.components and abs(total - m.params_b) > 0.01 * m.params_b + 0.005:
+            out.append(cat.locate(DataFile.models, (*here, "params_b"), f"params_b {m.params_b:g} does not match its "
+                                  f"components, which add up to {total:.3f}B; correct one of them"))  # fmt: skip
+        return out
+    for name in ("video_fps", "video_size"):
+        if getattr(m, name) is not None:
+            return [cat.locate(DataFile.models, (*here, name), f"{name} is for video models (kind: video)")]
     if m.kind.value != "diffusion":
         if m.components or m.denoiser_passes is not None or m.pipeline_precision is not None:
             return [cat.locate(DataFile.models, here, "components, denoiser_passes and pipeline_precision are for "

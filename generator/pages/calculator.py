@@ -77,7 +77,8 @@ def calculator_data(cat: Catalogue) -> dict[str, Any]:
     return {
         "rules": {name: _without_citations(getattr(rules, name).model_dump(mode="json")) for name in RULE_SECTIONS},
         "gpus": [_gpu(cat, g) for g in cat.gpus.values()],
-        "models": [_model(m) for m in cat.models.values()],
+        # video models are sized by generator/engine/video.py, which the calculator does not offer yet
+        "models": [_model(m) for m in cat.models.values() if m.kind is not ModelKind.video],
         "offers": [_offer(cat, o) for o in cat.pickable_offers],
         "providers": {p.id: p.name for p in cat.providers.values()},
         # each provider's own extras in yuan (generator/engine/tariff.py), as the Python cost model uses them

@@ -158,6 +158,7 @@ class ModelsIndexContext:
     pages: list[ModelPage]
     specs: ModelPageKinds  # what each kind of model page sizes
     load: ServingLoad  # the serving load every inference page is priced at
+    video_models: list[OpenModel]  # text-to-video models: each has its own page models/<id>.md
 
 
 @dataclass(frozen=True)
@@ -284,6 +285,51 @@ class ModelContext:
 
 
 @dataclass(frozen=True)
+class VideoMemoryRow:
+    """One offload setting of a video model's page: GiB per phase on one card."""
+
+    setting: str  # the setting, in words (the message table's)
+    text_gib: float
+    denoise_gib: float
+    decode_gib: float
+    peak_gib: float
+
+
+@dataclass(frozen=True)
+class VideoPlanRow:
+    """One GPU's cheapest plan for a video (results/video_plans.py), formatted for the table."""
+
+    gpu_id: str
+    name: str
+    cards: int
+    peak_gib: float
+    seconds: float
+    per_video: str  # ¥ per video
+    per_minute: str  # ¥ per minute of finished video
+    hourly: str  # ¥ per card-hour
+    seller: str
+    as_of: str
+
+
+@dataclass(frozen=True)
+class VideoModelContext:
+    """A text-to-video model's page (kind: video): memory by phase, seconds and rent per video."""
+
+    model: OpenModel
+    width: int
+    height: int
+    frames: int
+    steps: int
+    tokens: int
+    fps: float
+    video_seconds: float  # seconds of finished video per generated video
+    memory_rows: list[VideoMemoryRow]
+    plans: list[VideoPlanRow]
+    excluded: list[tuple[str, str]]  # GPU name, why (the message table's words)
+    reasons: list[str]  # what the engine says about the cheapest plan
+
+
+@dataclass(frozen=True)
 class CompareContext:
     pair: Comparison
     jobs: list[JobRow]
@@ -363,6 +409,7 @@ PageContext = (
     | MetricsContext
     | ModelContext
     | ModelsIndexContext
+    | VideoModelContext
     | PitfallsContext
     | ProviderContext
     | ProvidersIndexContext
@@ -391,6 +438,7 @@ TEMPLATE_OF: dict[type, str] = {
     MetricsContext: "metrics.md.j2",
     ModelContext: "model.md.j2",
     ModelsIndexContext: "models_index.md.j2",
+    VideoModelContext: "video_model.md.j2",
     PitfallsContext: "pitfalls.md.j2",
     ProviderContext: "provider.md.j2",
     ProvidersIndexContext: "providers_index.md.j2",

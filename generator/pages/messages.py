@@ -26,6 +26,10 @@ EXCLUSION_ZH: dict[ExclusionKind, str] = {
     ExclusionKind.not_domestic: "不满足国产化要求",
     ExclusionKind.needs_cuda: "按依赖 CUDA 的代码计算：这张卡要把代码迁移到厂商自己的软件栈才能用",
     ExclusionKind.too_big: "即使用到 {max_cards} 张卡，每张卡的显存也不够",
+    ExclusionKind.video_does_not_fit: (
+        "视频生成的显存峰值至少约 {peak_gib} GiB（最多按 {cards} 张卡序列并行），超过每张卡可用的 {usable_gib} GiB"
+    ),
+    ExclusionKind.video_no_tensor_figure: "没有这张卡的 BF16/FP16 稠密算力数字，无法估算视频生成时间",
     ExclusionKind.unsupported_format: "{gpu} 不支持 {format}：{why}；{instead}",
     ExclusionKind.no_scale_up_link: "{cards} 卡训练需要所有卡之间都有高速互联，而{link}",
     ExclusionKind.no_offers: "数据中还没有这张卡的报价",

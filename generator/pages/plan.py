@@ -11,8 +11,9 @@ from typing import Any
 
 from generator.data.catalogue import Catalogue
 from generator.data.datafiles import DataFile
-from generator.data.records import Billing, ExtraState, Gpu, Offer, Precision, Provider, Workload
+from generator.data.records import Billing, ExtraState, Gpu, ModelKind, Offer, OpenModel, Precision, Provider, Workload
 from generator.engine import cost as costs
+from generator.engine import video
 from generator.engine.flags import request_flags
 from generator.engine.links import link_reason
 from generator.engine.reason import Reason, ReasonKind
@@ -45,7 +46,7 @@ from generator.pages.ownership_form import ownership_form_data
 from generator.pages.render import Page, money
 from generator.pages.rows import LadderRow, OfferRow, ladder_rows, offer_rows, scenario_rows
 from generator.pages.seo import Crumb, breadcrumb_ld, clip, faq_ld, product_ld, provider_ld
-from generator.results import comparisons, model_pages
+from generator.results import comparisons, model_pages, video_plans
 from generator.results.claims import Verdict
 from generator.results.evaluate import Results
 from generator.results.market import PriceSeries, ProviderSummary, price_series
@@ -180,6 +181,7 @@ def plan_pages(cat: Catalogue, results: Results, site_url: str, drawn: dict[str,
         plan_provider_pages,
         plan_provider_index,
         plan_model_pages,
+        plan_video_model_pages,
         plan_compare_pages,
         plan_compare_redirects,
     ):
@@ -326,7 +328,12 @@ def plan_model_index(pl: _Planner) -> None:
         "models/index.md",
         "模型显存与卡数速查",
         f"{len(pl.cat.models)} 个开源模型在推理、LoRA、QLoRA 和全参微调下每卡要多少显存、各 GPU 需要几张卡。",
-        ctx.ModelsIndexContext(pl.results.models, pl.cat.rules.pages.model_pages, model_pages.serving_load(pl.cat)),
+        ctx.ModelsIndexContext(
+            pl.results.models,
+            pl.cat.rules.pages.model_pages,
+            model_pages.serving_load(pl.cat),
+            [m for m in pl.cat.models.values() if m.kind is ModelKind.video],
+        ),
         pl.everything,
     )
 
@@ -607,6 +614,66 @@ def plan_model_pages(pl: _Planner) -> None:
             trail=(MODELS,),
             extra_ld=(faq_ld(faq),),
         )
+
+
+def plan_video_model_pages(pl: _Planner) -> None:
+    """One page per text-to-video model (kind: video) at its video_size, 81 frames, its default steps."""
+    for model in (m for m in pl.cat.models.values() if m.kind is ModelKind.video):
+        context = video_model_context(pl.cat, model)
+        title = f"{model.name} 生成视频需要多少显存、每段多少钱"
+        cheapest = context.plans[0] if context.plans else None
+        lead = (
+            f"{model.name} 生成 {context.width}×{context.height}、{context.frames} 帧的视频，"
+            + (f"最省钱的是 {cheapest.name} × {cheapest.cards}，每段约 {cheapest.per_video}。" if cheapest else "数据中没有装得下的 GPU。")
+        )  # fmt: skip
+        pl.add(f"models/{model.id}.md", title, lead, context, pl.everything, trail=(MODELS,))
+
+
+#: The video pages' plans shown (cheapest first) and the offload settings compared.
+VIDEO_PLANS_SHOWN = 10
+_OFFLOAD_SETTINGS = ((False, False), (True, False), (True, True))
+
+
+def video_model_context(cat: Catalogue, model: OpenModel, frames: int = 81) -> ctx.VideoModelContext:
+    """The page of one video model: all three offload settings' memory, and the ranking without offload."""
+    k = video.constants(cat.rules)
+    cfg = video_plans.dit_config(model)
+    w, h = model.video_size or (1280, 720)
+    steps = model.default_steps or cat.rules.speed.video.default_steps
+    base = video.VideoRequest(w, h, frames, steps, guidance=(model.denoiser_passes or 1) > 1)
+    rows = []
+    for off, t5 in _OFFLOAD_SETTINGS:
+        m = video.memory(cfg, replace(base, offload_model=off, t5_cpu=t5), k)
+        kind = {(False, False): None, (True, False): ReasonKind.video_offload_model, (True, True): ReasonKind.video_offload_both}[(off, t5)]  # fmt: skip
+        setting = "全部常驻显存" if kind is None else explain(Reason(kind))
+        rows.append(ctx.VideoMemoryRow(setting, m.text_gib, m.denoise_gib, m.decode_gib, m.peak_gib))
+    fps = model.video_fps or 16.0
+    plans, excluded = video_plans.rank(cat, model, base)
+    sellers = {p.id: p.name for p in cat.providers.values()}
+    out = [
+        ctx.VideoPlanRow(
+            p.gpu.id,
+            p.gpu.name,
+            p.cards,
+            p.memory.peak_gib,
+            p.speed.seconds,
+            cny(p.cny_per_video, 2),
+            cny(video.cost_per_video_minute(p.speed.seconds, p.cards, p.hourly_cny, frames, fps), 2),
+            cny(p.hourly_cny, 2),
+            sellers.get(p.offer.provider, p.offer.provider),
+            p.offer.as_of.isoformat(),
+        )
+        for p in plans[:VIDEO_PLANS_SHOWN]
+    ]
+    reasons: list[str] = []
+    if plans:
+        p = plans[0]
+        said = video.reasons(cfg, base, k, p.speed, p.memory, p.scaling, out[0].per_video, out[0].per_minute)
+        reasons = [explain(r) for r in said]
+    return ctx.VideoModelContext(
+        model, w, h, frames, steps, video.geometry(base, k).tokens, fps, frames / fps, rows, out,
+        [(e.gpu.name, explain(e.why)) for e in excluded], reasons,
+    )  # fmt: skip
 
 
 def plan_compare_pages(pl: _Planner) -> None:

@@ -235,7 +235,9 @@ def speed_unconfirmed(o: Option) -> bool:
 
 
 def model_workloads(model: OpenModel) -> list[Workload]:
-    """Diffusion models get an inference page only."""
+    """Diffusion models get an inference page only; video models none here (their pages are planned apart)."""
+    if model.kind is ModelKind.video:
+        return []
     if model.kind is ModelKind.diffusion:
         return [Workload.inference]
     return [Workload.inference, Workload.lora, Workload.qlora, Workload.full]

@@ -1,0 +1,127 @@
+"""Wan text-to-video plans: a ``kind: video`` model on each GPU, ranked by rent per video.
+
+Builds the engine's :class:`~generator.engine.video.DitConfig` from a models.yaml entry and, for one
+request, sizes every GPU with 1, 2, 4 or 8 cards (the counts rules.yaml ``speed.video.sp_scaling``
+gives a speed-up for): a card count is kept only where the peak phase fits the card's memory. Pure
+functions; no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from generator.data.catalogue import Catalogue
+from generator.data.records import ComponentRole, Gpu, ModelKind, Offer, OpenModel
+from generator.engine import cost as costs
+from generator.engine import memory, video
+from generator.engine.exclusion import Exclusion, ExclusionKind
+from generator.engine.video import DitConfig, VideoMemory, VideoRequest, VideoSpeed
+
+
+def dit_config(model: OpenModel) -> DitConfig:
+    """The engine's shape of a ``kind: video`` entry (layers/hidden/heads/intermediate = the DiT's)."""
+    if model.kind is not ModelKind.video:
+        raise ValueError(f"{model.id} is not a video model (kind: {model.kind.value})")
+    parts = {c.role: float(c.params) for c in model.components}
+    assert model.hidden and model.intermediate and model.layers and model.heads  # validate.py requires them
+    return DitConfig(
+        dim=model.hidden,
+        ffn_dim=model.intermediate,
+        num_layers=model.layers,
+        num_heads=model.heads,
+        params=parts[ComponentRole.transformer],
+        text_encoder_params=parts[ComponentRole.text_encoder],
+        vae_params=parts[ComponentRole.vae],
+    )
+
+
+@dataclass(frozen=True)
+class VideoPlan:
+    """One offer at one card count (all in one instance): memory, seconds and rent per video."""
+
+    gpu: Gpu
+    offer: Offer
+    cards: int
+    memory: VideoMemory
+    speed: VideoSpeed
+    scaling: float
+    hourly_cny: float  # per card-hour at this offer (mid of a range), yuan
+    #: with a monthly volume: the month's rent for it (whole instances, whole billing periods), yuan
+    month_cny: float | None = None
+    videos_per_month: float | None = None
+
+    @property
+    def rent_per_video(self) -> float:
+        """The cards' rent for the seconds one video takes (nothing idle, no minimum rental)."""
+        return video.cost_per_video(self.speed.seconds, self.cards, self.hourly_cny)
+
+    @property
+    def cny_per_video(self) -> float:
+        """The month's rent over its videos where a volume is given, else :attr:`rent_per_video`."""
+        if self.month_cny is not None and self.videos_per_month:
+            return self.month_cny / self.videos_per_month
+        return self.rent_per_video
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """A GPU with offers but no plan, and why (the message table words it)."""
+
+    gpu: Gpu
+    why: Exclusion
+
+
+def peak_tflops(gpu: Gpu) -> float | None:
+    """Dense 16-bit tensor peak: BF16, else FP16."""
+    return gpu.bf16_tflops_dense or gpu.fp16_tflops_dense
+
+
+def rank(
+    cat: Catalogue, model: OpenModel, req: VideoRequest, videos_per_month: float | None = None
+) -> tuple[list[VideoPlan], list[Excluded]]:
+    """Each GPU's cheapest plan per video, cheapest first, and the GPUs with offers but no plan.
+
+    For every current offer, every card count of ``speed.video.sp_scaling`` up to the offer's cards per
+    instance (sequence parallelism stays inside one machine) is kept where the peak phase fits the
+    card's usable memory (rules.yaml memory.usable_fraction). Without a volume it is priced at the
+    cards' rent for the seconds a video takes; with ``videos_per_month`` at the month's rent
+    (engine/cost.py job_cost_cny: whole instances, whole months or days on monthly/daily offers) over
+    the videos. Ties go to fewer cards, then the offer id."""
+    cfg, k, rules = dit_config(model), video.constants(cat.rules), cat.rules
+    pricing = costs.pricing_of(cat)
+    counts = sorted(int(n) for n in rules.speed.video.sp_scaling)
+    plans: list[VideoPlan] = []
+    excluded: list[Excluded] = []
+    for gpu in cat.gpus.values():
+        offers = sorted((o for o in cat.pickable_offers if o.gpu == gpu.id), key=lambda o: o.id)
+        if not offers:
+            continue
+        peak = peak_tflops(gpu)
+        if peak is None:
+            excluded.append(Excluded(gpu, Exclusion(ExclusionKind.video_no_tensor_figure)))
+            continue
+        usable = memory.usable_gib(gpu.memory_gb, rules.memory)
+        best: VideoPlan | None = None
+        smallest, most = math.inf, 1
+        for o in offers:
+            for n in (c for c in counts if c <= o.cards):
+                m = video.memory(cfg, req, k, cards=n)
+                smallest, most = min(smallest, m.peak_gib), max(most, n)
+                if m.peak_gib > usable:
+                    continue
+                scaling = video.sp_scaling(rules, n) or 1.0
+                s = video.seconds_per_video(cfg, req, k, peak, scaling=scaling, cards=n)
+                month = None
+                if videos_per_month:
+                    month = costs.job_cost_cny(o, n, videos_per_month * s.seconds / 3600.0, pricing)
+                plan = VideoPlan(gpu, o, n, m, s, scaling, costs.card_hour_cny(o, pricing), month, videos_per_month)
+                if best is None or round(plan.cny_per_video, 9) < round(best.cny_per_video, 9):
+                    best = plan
+        if best is not None:
+            plans.append(best)
+        else:
+            params: dict[str, int | str] = {"peak_gib": f"{smallest:.1f}", "usable_gib": f"{usable:.1f}", "cards": most}
+            excluded.append(Excluded(gpu, Exclusion(ExclusionKind.video_does_not_fit, dict(params))))
+    plans.sort(key=lambda p: (round(p.cny_per_video, 9), p.cards, p.offer.id))
+    return plans, excluded
