@@ -138,3 +138,18 @@ def test_video_flags_refused_for_other_models(capsys: pytest.CaptureFixture[str]
     assert code == 2 and "for video models" in err
     code, _, err = run(capsys, "estimate", "--workload", "inference", "--model", "sdxl", "--resolution", "1280x720")
     assert code == 2 and "one side" in err
+
+
+def test_cards_off_cuda_are_left_out_unless_the_reader_allows_them(capsys: pytest.CaptureFixture[str]) -> None:
+    """Wan 2.1's pipeline is CUDA code and the efficiency applied was measured on NVIDIA cards: by default
+    (rules.yaml defaults.require_cuda) the Ascend 910B and the MI300X are excluded as needs_cuda, not
+    ranked at their datasheet peak; --no-require-cuda ranks them."""
+    assert CAT.rules.defaults.require_cuda is True
+    data = recommend(capsys)
+    ranked = {r["gpu"] for r in data["options"]}
+    out = {e["gpu"]: e["kind"] for e in data["excluded"]}
+    off_cuda = [g.id for g in CAT.gpus.values() if g.vendor.value != "NVIDIA" and g.id in {*ranked, *out}]
+    assert {"ascend-910b", "mi300x"} <= set(off_cuda)
+    assert all(out.get(g) == "needs_cuda" for g in off_cuda) and not ranked & set(off_cuda)
+    allowed = recommend(capsys, "--no-require-cuda")
+    assert set(off_cuda) & {r["gpu"] for r in allowed["options"]}

@@ -138,7 +138,7 @@ def video_recommend(cat: Catalogue, args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"gpu-guide recommend: {exc}", file=sys.stderr)
         return 2
-    plans, excluded = video_plans.rank(cat, model, req, args.videos_per_month)
+    plans, excluded = video_plans.rank(cat, model, req, args.videos_per_month, getattr(args, "require_cuda", None))
     tokens = video.geometry(req, video.constants(cat.rules)).tokens
     result = {
         "model": model.id, "kind": "video", "request": _request_json(req, tokens),

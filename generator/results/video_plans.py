@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from generator.data.catalogue import Catalogue
-from generator.data.records import ComponentRole, Gpu, ModelKind, Offer, OpenModel
+from generator.data.records import ComponentRole, Gpu, ModelKind, Offer, OpenModel, Vendor
 from generator.engine import cost as costs
 from generator.engine import memory, video
 from generator.engine.exclusion import Exclusion, ExclusionKind
@@ -78,7 +78,11 @@ def peak_tflops(gpu: Gpu) -> float | None:
 
 
 def rank(
-    cat: Catalogue, model: OpenModel, req: VideoRequest, videos_per_month: float | None = None
+    cat: Catalogue,
+    model: OpenModel,
+    req: VideoRequest,
+    videos_per_month: float | None = None,
+    require_cuda: bool | None = None,
 ) -> tuple[list[VideoPlan], list[Excluded]]:
     """Each GPU's cheapest plan per video, cheapest first, and the GPUs with offers but no plan.
 
@@ -87,7 +91,13 @@ def rank(
     card's usable memory (rules.yaml memory.usable_fraction). Without a volume it is priced at the
     cards' rent for the seconds a video takes; with ``videos_per_month`` at the month's rent
     (engine/cost.py job_cost_cny: whole instances, whole months or days on monthly/daily offers) over
-    the videos. Ties go to fewer cards, then the offer id."""
+    the videos. Ties go to fewer cards, then the offer id.
+
+    ``require_cuda`` (default: rules.yaml defaults.require_cuda) leaves out every card that is not
+    NVIDIA, with the ``needs_cuda`` exclusion: Wan 2.1's published pipeline is CUDA code (its
+    timings are A100/H800/4090 runs), and the efficiency the engine applies was measured there."""
+    if require_cuda is None:
+        require_cuda = cat.rules.defaults.require_cuda
     cfg, k, rules = dit_config(model), video.constants(cat.rules), cat.rules
     pricing = costs.pricing_of(cat)
     counts = sorted(int(n) for n in rules.speed.video.sp_scaling)
@@ -96,6 +106,9 @@ def rank(
     for gpu in cat.gpus.values():
         offers = sorted((o for o in cat.pickable_offers if o.gpu == gpu.id), key=lambda o: o.id)
         if not offers:
+            continue
+        if require_cuda and gpu.vendor is not Vendor.nvidia:
+            excluded.append(Excluded(gpu, Exclusion(ExclusionKind.needs_cuda)))
             continue
         peak = peak_tflops(gpu)
         if peak is None:
