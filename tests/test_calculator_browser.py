@@ -19,9 +19,10 @@ from conftest import skip_without_chromium
 from generator.cli.main import build_parser
 from generator.cli.workload import recommend_result
 from generator.data.catalogue import Catalogue
+from generator.data.records import ModelKind
 from generator.data.validate import load_catalogue
 from generator.formats import cny
-from generator.pages.calculator import calculator_query, scenario_flags
+from generator.pages.calculator import INLINE_MODELS, calculator_query, scenario_flags
 from generator.pipeline import Project, generate
 
 skip_without_chromium()
@@ -585,4 +586,61 @@ def test_an_architecture_file_that_does_not_come_is_said_in_words(browser, serve
     page.select_option("#calc-model", "llama-2-7b")
     assert page.get_attribute("#gpu-calc", "data-state") == "pick"
     assert errors == []
+    page.close()
+
+
+def model_options(page) -> list[tuple[str, str, bool]]:  # type: ignore[no-untyped-def]
+    """(group label, value, disabled) of every option of the model list, in order."""
+    return [
+        (g, v, d)
+        for g, v, d in page.eval_on_selector_all(
+            "#calc-model option",
+            "os => os.map(o => [o.parentElement.label || '', o.value, o.disabled])",
+        )
+    ]
+
+
+def test_the_list_has_every_model_once_the_file_is_here(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    """The page lists the first few models (the start among them) and says the rest are coming; once
+    the file is here the list holds every model of the catalogue, grouped, in its order (issue #21)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.route("**/calculator-models.json*", lambda route: route.abort())
+    page.goto(f"{server}/calculator/")
+    page.wait_for_selector("#gpu-calc[data-ready]")
+    first = model_options(page)
+    assert [v for _, v, _ in first[:INLINE_MODELS]] == list(cat.models)[:INLINE_MODELS]
+    assert first[INLINE_MODELS] == ("", "（其余模型载入中……）", True)
+    assert first[-1] == ("", "", False)  # 自己填参数量 / 粘贴 config.json
+    assert page.eval_on_selector("#calc-model", "s => s.value") == "llama-2-7b"
+    assert page.get_attribute("#gpu-calc", "data-state") == "pick"  # the start needs no file
+    page.close()
+    page = open_calc(browser, server)
+    groups = {ModelKind.llm: "语言模型", ModelKind.diffusion: "图像模型"}
+    want = [(groups[ModelKind.llm], m.id, False) for m in cat.models.values() if m.kind is ModelKind.llm]
+    want += [(groups[ModelKind.diffusion], m.id, False) for m in cat.models.values() if m.kind is ModelKind.diffusion]
+    assert model_options(page) == [*want, ("", "", False)]
+    assert len(want) == len(cat.models) > INLINE_MODELS + 1
+    assert page.eval_on_selector("#calc-model", "s => s.value") == "llama-2-7b"
+    no_overflow(page)
+    page.close()
+
+
+def test_a_link_to_an_unlisted_model_takes_its_default_precision(browser, server: str, cat: Catalogue) -> None:  # type: ignore[no-untyped-def]
+    """Kimi K2 comes with the file only: a link naming it waits for it, the form then shows the model
+    chosen and its published FP8 weights as the precision, and the result is ``recommend``'s. A
+    further edit keeps that precision (the link it writes says fp8, as ``recommend`` would size it)."""
+    assert list(cat.models).index("kimi-k2") >= INLINE_MODELS
+    assert cat.models["kimi-k2"].checkpoint_precision is not None
+    assert cat.models["kimi-k2"].checkpoint_precision.value == "fp8"
+    q = "?workload=inference&model=kimi-k2"
+    page = open_calc(browser, server, q)
+    assert page.eval_on_selector("#calc-model", "s => s.value") == "kimi-k2"
+    assert page.eval_on_selector("#calc-model", "s => s.selectedOptions[0].textContent").startswith("Kimi")
+    assert page.eval_on_selector("#calc-precision", "s => s.value") == "fp8"
+    assert page.get_attribute("#gpu-calc", "data-state") == "pick"
+    assert page_rows(page) == eligible(python(cat, q))
+    page.fill("#calc-batch", "4")
+    assert query_of(page) == "?workload=inference&model=kimi-k2&batch=4&precision=fp8"
+    assert page_rows(page) == eligible(python(cat, query_of(page)))
+    no_overflow(page)
     page.close()

@@ -2,10 +2,11 @@
  *
  * The numbers come from ./engine/ (a port of generator/engine and of `gpu-guide recommend`'s
  * request building; tests/test_calculator_parity.py compares both on hundreds of inputs) over
- * the JSON the generator embeds in <script id="calc-data">. That JSON lists every model with what the
- * form needs (name, kind, size, default precision) and the architecture of the model the form starts
- * with only; every architecture is one static file (data.architectures.path, under the site's root),
- * fetched after the first calculation, or before it when a link names another model. The form's state is the query of
+ * the JSON the generator embeds in <script id="calc-data">. That JSON holds the model the form starts
+ * with, whole, and the catalogue's first few others with what the list shows (name, kind, size, default
+ * precision); every model, architecture included, is one static file (data.architectures.path, under
+ * the site's root), fetched after the first calculation, or before it when a link names another
+ * model, and then added to the list. The form's state is the query of
  * `recommend` flags: a field left empty is a flag left out (the engine's default, shown grey in
  * the box), hidden fields are never sent, and the address bar always holds the query, so a
  * copied link reproduces the result. All text reaches the page through textContent. */
@@ -83,26 +84,37 @@ function init() {
   // ------------------------------------------------------------------ the form
 
   const modelSelect = input("model");
-  const groups = { llm: el("optgroup"), diffusion: el("optgroup") };
-  groups.llm.label = "语言模型";
-  groups.diffusion.label = "图像模型";
-  for (const m of data.models) {
-    const opt = el("option", m.name + (m.kind === "llm" ? `（${fixed(m.params_b, m.params_b < 10 ? 2 : 1)}B）` : ""));
-    opt.value = m.id;
-    groups[m.kind].appendChild(opt);
-  }
-  for (const g of Object.values(groups)) if (g.children.length) modelSelect.appendChild(g);
   const custom = el("option", "自己填参数量 / 粘贴 config.json");
   custom.value = "";
-  modelSelect.appendChild(custom);
+  const byId = new Map(data.models.map((m) => [m.id, m]));
+  const modelOf = (id) => byId.get(id);
+  /** Whether the list holds every model (the page's data, else once the file is here). */
+  let listed = !data.architectures || data.architectures.count === data.models.length;
 
-  const modelOf = (id) => data.models.find((m) => m.id === id);
+  /** The model list, grouped, in the catalogue's order; keeps the chosen value. */
+  function fillModels() {
+    const keep = modelSelect.value;
+    const groups = { llm: el("optgroup"), diffusion: el("optgroup") };
+    groups.llm.label = "语言模型";
+    groups.diffusion.label = "图像模型";
+    for (const m of data.models) {
+      const opt = el("option", m.name + (m.kind === "llm" ? `（${fixed(m.params_b, m.params_b < 10 ? 2 : 1)}B）` : ""));
+      opt.value = m.id;
+      groups[m.kind].appendChild(opt);
+    }
+    const rest = el("option", "（其余模型载入中……）");
+    rest.disabled = true;
+    modelSelect.replaceChildren(...Object.values(groups).filter((g) => g.children.length), ...(listed ? [] : [rest]), custom);
+    if (keep !== "") ensureOption(modelSelect, keep);
+    else modelSelect.value = "";
+  }
+  fillModels();
 
   /** Models whose whole entry (architecture included) the page holds; the others are fetched once. */
   const whole = new Set(data.architectures ? data.architectures.inline : data.models.map((m) => m.id));
   let fetching = null;
-  /** Every model's architecture, merged into data.models (the engine reads them there); a failed
-   * fetch is tried again by the next calculation that needs it. */
+  /** Every model, merged into data.models (the engine reads them there) in the file's order and
+   * added to the list; a failed fetch is tried again by the next calculation that needs it. */
   function architectures() {
     if (!fetching) {
       // the path is under the site's root: this module is javascripts/calculator.bundle.js
@@ -112,12 +124,13 @@ function init() {
           return r.json();
         })
         .then((all) => {
+          data.models = all.map((a) => Object.assign(byId.get(a.id) || {}, a));
           for (const m of data.models) {
-            if (Object.hasOwn(all, m.id)) {
-              Object.assign(m, all[m.id]);
-              whole.add(m.id);
-            }
+            byId.set(m.id, m);
+            whole.add(m.id);
           }
+          listed = true;
+          fillModels();
         })
         .catch((e) => {
           fetching = null;
@@ -518,13 +531,16 @@ function init() {
   function run(pairs) {
     const named = pairs.find(([k]) => k === "model");
     const ticket = ++latest;
-    if (named && modelOf(named[1]) && !whole.has(named[1])) {
+    if (named && !whole.has(named[1]) && (modelOf(named[1]) || !listed)) {
+      const known = modelOf(named[1]);
       root.dataset.state = "loading";
       summary.className = "gpu-calc__summary";
       summary.replaceChildren(el("p", "正在载入模型结构数据……"));
       return architectures().then(
         () => {
-          if (ticket === latest) run(pairs);
+          if (ticket !== latest) return;
+          if (!known) apply(pairs); // a link's model the page did not list: its default precision is here now
+          run(pairs);
         },
         () => {
           if (ticket !== latest) return;

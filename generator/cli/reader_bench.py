@@ -5,9 +5,10 @@ start-up scripts (module scripts with the modules they import) and the images no
 ``loading="lazy"``, each gzip-compressed as a static host serves it. The same sum the budget
 test checks (tests/test_page_weight.py), measured here rather than asserted.
 
-The calculator's architectures (``assets/calculator-models.json``, every model's shape), which its
-page fetches after the first calculation rather than carrying inline, are reported beside the
-first views: not part of one, but bytes a calculator visit still transfers.
+The calculator's models file (``assets/calculator-models.json``: every model, architecture
+included, beyond the few its page lists inline), which its page fetches after the first
+calculation, is reported beside the first views: not part of one, but bytes a calculator visit
+still transfers.
 
 Search query (Pagefind, site/pagefind/): what the first query of a visit fetches, from the
 index's files: the loader (pagefind.js, its WebAssembly, the entry and metadata files), one
@@ -97,7 +98,7 @@ def search_query_bytes(site: Path, words: int = 2) -> tuple[int, int]:
 
 
 def calculator_fetch_bytes(site: Path) -> int | None:
-    """Gzip bytes of the architectures the calculator fetches after its first calculation (None: no file)."""
+    """Gzip bytes of the models file the calculator fetches after its first calculation (None: no file)."""
     path = site / ARCHITECTURES
     return _gz(path) if path.is_file() else None
 
@@ -111,7 +112,7 @@ def report(site: Path) -> list[str]:
         "first view (gzip, heaviest page of each kind): "
         + ", ".join(f"{k} {v / 1024:.0f} KiB" for k, v in views.items()),
         *(
-            [f"the calculator then fetches every model's architecture: {later / 1024:.1f} KiB"]
+            [f"the calculator then fetches every model with its architecture: {later / 1024:.1f} KiB"]
             if later is not None
             else []
         ),

@@ -5,11 +5,12 @@ hand-written port of ``generator/engine`` (memory, speed, sizing, delivery, cost
 and of the command line's request building (``generator/cli/workload.py``).
 :func:`calculator_data` hands it the same inputs the Python engine reads: the rules, every
 GPU and model, the offers that may price a recommendation, provider names and exchange
-rates. The page embeds (``escape.json_for_script``) all of it except the models' architectures
-(:func:`page_data`): the model list the form needs stays inline, with the architecture of the
-model it starts with, and every model's architecture is one static file, :data:`ARCHITECTURES`,
-that the script fetches after its first calculation (a whole list of architectures at 40 copies
-of every model is most of the page's weight otherwise).
+rates. The page embeds (``escape.json_for_script``) all of it except most of the models
+(:func:`page_data`): the model the form starts with stays whole inline, the next few of the
+catalogue only with what the form's list shows, and every model, architecture included, is one
+static file, :data:`ARCHITECTURES`, that the script fetches after its first calculation and adds
+to the list (at 40 copies of every model the inline list alone put the page over the 150 KiB
+first-view budget, issue #21).
 ``tests/test_calculator_parity.py`` runs both engines on the same inputs and compares them.
 
 The page's URL holds the calculator's state with keys named like the flags of
@@ -47,11 +48,16 @@ from generator.pages.names import (
 )
 from generator.pages.render import price_label
 
-#: Every model's architecture for the calculator (a file under docs/, so in site/), fetched by the page.
+#: Every model, architecture included, for the calculator (a file under docs/, so in site/), fetched by the page.
 ARCHITECTURES = "assets/calculator-models.json"
 #: What the form reads of a model before its architecture arrives: the list's labels and groups
 #: (calculator.js) and the precision it is sized in by default (engine/workload.js defaultPrecision).
 FORM_FIELDS = ("id", "name", "kind", "params_b", "checkpoint_precision", "pipeline_precision")
+#: How many of the catalogue's first models the page lists before the file arrives (the start model
+#: besides). Measured (gzip) at 40 copies of every model: the whole inline list was 8,214 B, the same
+#: list as server-rendered ``<option>`` elements 7,888 B, so neither form fits; a first screen shows
+#: the start model, and the file comes right after the first calculation.
+INLINE_MODELS = 8
 
 #: The rules sections the engine reads (``pages`` is editorial and stays out).
 RULE_SECTIONS = ("cost", "prices", "defaults", "delivery", "memory", "speed", "support", "decision")
@@ -113,21 +119,33 @@ def calculator_data(cat: Catalogue) -> dict[str, Any]:
 
 
 def architectures_json(cat: Catalogue) -> bytes:
-    """The file at :data:`ARCHITECTURES`: every model's entry in :func:`calculator_data`, by id."""
-    models = {m["id"]: m for m in calculator_data(cat)["models"]}
+    """The file at :data:`ARCHITECTURES`: every model's entry in :func:`calculator_data`, in the
+    catalogue's order (the order of the form's list)."""
+    models = calculator_data(cat)["models"]
     return (json.dumps(models, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def page_data(cat: Catalogue) -> dict[str, Any]:
-    """What the calculator page embeds: :func:`calculator_data` with each model cut to
-    :data:`FORM_FIELDS`, except the model the form starts with, which stays whole so the first
-    calculation needs nothing else; ``architectures`` says where the rest is (its path under
-    docs/, with a digest of its bytes so that no cached copy from an older build is taken)."""
+    """What the calculator page embeds: :func:`calculator_data` with the model the form starts with
+    whole, so the first calculation needs nothing else, and the first :data:`INLINE_MODELS` others
+    of the catalogue cut to :data:`FORM_FIELDS` (in the catalogue's order); the other models are
+    left out. ``architectures`` says where every model is (its path under docs/, with a digest of
+    its bytes so that no cached copy from an older build is taken), which models are whole inline,
+    and how many models there are in all."""
     data = calculator_data(cat)
     start = dict(data["start"]).get("model")
-    data["models"] = [m if m["id"] == start else {k: m[k] for k in FORM_FIELDS if k in m} for m in data["models"]]
+    models = data["models"]
+    data["models"] = [
+        m if m["id"] == start else {k: m[k] for k in FORM_FIELDS if k in m}
+        for i, m in enumerate(models)
+        if i < INLINE_MODELS or m["id"] == start
+    ]
     digest = hashlib.sha256(architectures_json(cat)).hexdigest()[:12]
-    data["architectures"] = {"path": f"{ARCHITECTURES}?v={digest}", "inline": [start] if start else []}
+    data["architectures"] = {
+        "path": f"{ARCHITECTURES}?v={digest}",
+        "inline": [start] if start else [],
+        "count": len(models),
+    }
     return data
 
 
