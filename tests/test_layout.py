@@ -164,3 +164,24 @@ def test_rent_or_buy_form_recomputes_like_python(browser, server: str, built_sit
     page.fill("#own-hours", "12")
     assert page.text_content("#own-message") == ""
     page.close()
+
+
+def test_tables_below_the_fold_are_not_rendered_until_scrolled_to(browser, server: str) -> None:  # type: ignore[no-untyped-def]
+    """Issue #21: a GPU page's tables are most of its elements, and Material's script forces a style
+    and layout of the whole page as it starts. extra.css gives the tables `content-visibility: auto`,
+    so on a phone the browser skips those below the fold until they come near; this fails if the
+    selector stops matching the tables (bare or wrapped by Material) or the property is dropped."""
+    page = open_page(browser, 390)
+    page.goto(f"{server}/gpus/h100-sxm-80g/")
+    page.wait_for_selector("article .md-typeset__scrollwrap")  # Material's script has wrapped the tables
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    shown = "t => t.checkVisibility({contentVisibilityAuto: true})"
+    tables = page.locator("article table")
+    assert tables.count() > 3
+    assert tables.first.evaluate(shown), "the first table is near the top and rendered"
+    last = tables.last
+    assert not last.evaluate(shown), "the last table is far below the fold and skipped"
+    last.scroll_into_view_if_needed()
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert last.evaluate(shown), "scrolled into view, it is rendered"
+    page.close()
