@@ -619,7 +619,9 @@ def test_the_list_has_every_model_once_the_file_is_here(browser, server: str, ca
     want = [(groups[ModelKind.llm], m.id, False) for m in cat.models.values() if m.kind is ModelKind.llm]
     want += [(groups[ModelKind.diffusion], m.id, False) for m in cat.models.values() if m.kind is ModelKind.diffusion]
     assert model_options(page) == [*want, ("", "", False)]
-    assert len(want) == len(cat.models) > INLINE_MODELS + 1
+    # every model but the video ones: the calculator has no video workload yet (generator/pages/calculator.py)
+    listed = [m for m in cat.models.values() if m.kind is not ModelKind.video]
+    assert len(want) == len(listed) > INLINE_MODELS + 1 and len(listed) < len(cat.models)
     assert page.eval_on_selector("#calc-model", "s => s.value") == "llama-2-7b"
     no_overflow(page)
     page.close()

@@ -247,6 +247,9 @@ def test_every_gpu_and_model_page_exists(built_site: Path) -> None:
     for g in gpus:
         assert (site / "gpus" / g["id"] / "index.html").is_file()
     for m in models:
+        if m.get("kind") == "video":  # one page per video model (generator/pages/plan.py plan_video_model_pages)
+            assert (site / "models" / m["id"] / "index.html").is_file(), m["id"]
+            continue
         kinds = ["inference"] if m.get("kind") == "diffusion" else ["inference", "lora", "qlora", "full"]
         for k in kinds:
             assert (site / "models" / f"{m['id']}-{k}" / "index.html").is_file(), (m["id"], k)

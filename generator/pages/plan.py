@@ -626,7 +626,16 @@ def plan_video_model_pages(pl: _Planner) -> None:
             f"{model.name} 生成 {context.width}×{context.height}、{context.frames} 帧的视频，"
             + (f"最省钱的是 {cheapest.name} × {cheapest.cards}，每段约 {cheapest.per_video}。" if cheapest else "数据中没有装得下的 GPU。")
         )  # fmt: skip
-        pl.add(f"models/{model.id}.md", title, lead, context, pl.everything, trail=(MODELS,))
+        full, lowest = context.memory_rows[0], min(context.memory_rows, key=lambda r: r.peak_gib)
+        faq = [
+            (
+                f"{model.name} 生成视频需要多少显存？",
+                f"按 {context.width}×{context.height}、{context.frames} 帧、{context.steps} 步估算，全部常驻显存时每张卡峰值约"
+                f" {full.peak_gib:.1f} GiB；{lowest.setting}时约 {lowest.peak_gib:.1f} GiB。",
+            ),
+            (f"{model.name} 生成一段视频要多少钱？", lead),
+        ]  # the answers are the page's own figures: its memory table and its cheapest plan
+        pl.add(f"models/{model.id}.md", title, lead, context, pl.everything, trail=(MODELS,), extra_ld=(faq_ld(faq),))
 
 
 #: The video pages' plans shown (cheapest first) and the offload settings compared.
