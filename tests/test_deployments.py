@@ -75,6 +75,19 @@ _PLANS = """    deployments:
 """
 
 
+def _project_with_plans(tmp_path: Path, plans: str) -> tuple[Path, Catalogue]:
+    """The mini fixture with ``plans`` (a ``deployments:`` block) on Llama-2-13B, and its catalogue."""
+    anchor = "    license: Llama 2 Community License\n    source: https://huggingface.co/meta-llama/Llama-2-13b-hf"
+
+    def edit(data: Path) -> None:
+        replace_in(data / "models.yaml", anchor, plans + anchor)
+
+    root = make_project(tmp_path, edit)
+    found, problems = load_catalogue(root / "data", root)
+    assert found is not None, problems
+    return root, found
+
+
 def test_a_plan_is_sized_at_its_sourced_load_and_a_differing_card_count_is_shown(tmp_path: Path) -> None:
     """Tiny fixture: Llama-2-13B gets two published plans. Worked by hand: its BF16 weights are
     13.02e9 x 2 bytes = 24.25 GiB, more than a 4090's 21.6 GiB under vLLM's 0.9, so the engine needs
@@ -82,17 +95,7 @@ def test_a_plan_is_sized_at_its_sourced_load_and_a_differing_card_count_is_shown
     states its own load: the row is sized at 2 sequences of 2,048 tokens, not the page's load."""
     from generator.cli.main import main
 
-    def edit(data: Path) -> None:
-        replace_in(
-            data / "models.yaml",
-            "    license: Llama 2 Community License\n    source: https://huggingface.co/meta-llama/Llama-2-13b-hf",
-            _PLANS
-            + "    license: Llama 2 Community License\n    source: https://huggingface.co/meta-llama/Llama-2-13b-hf",
-        )
-
-    root = make_project(tmp_path, edit)
-    found, problems = load_catalogue(root / "data", root)
-    assert found is not None, problems
+    root, found = _project_with_plans(tmp_path, _PLANS)
     page = model_page(found, found.models["llama-2-13b"], Workload.inference, Sizer(found.rules))
     geforce, a100 = page.plans
     assert geforce.option is not None and geforce.option.cards == 2 and geforce.plan.cards == 1
@@ -137,17 +140,7 @@ def test_a_plan_over_the_floor_shows_its_ttft_marked_and_its_cost(tmp_path: Path
 
     plan = _PLANS.replace("context: 2048\n          concurrency: 2", "context: 65536\n          concurrency: 1")
 
-    def edit(data: Path) -> None:
-        replace_in(
-            data / "models.yaml",
-            "    license: Llama 2 Community License\n    source: https://huggingface.co/meta-llama/Llama-2-13b-hf",
-            plan
-            + "    license: Llama 2 Community License\n    source: https://huggingface.co/meta-llama/Llama-2-13b-hf",
-        )
-
-    root = make_project(tmp_path, edit)
-    found, problems = load_catalogue(root / "data", root)
-    assert found is not None, problems
+    root, found = _project_with_plans(tmp_path, plan)
     page = model_page(found, found.models["llama-2-13b"], Workload.inference, Sizer(found.rules))
     a100 = page.plans[1]
     assert a100.option is not None and a100.option.load is not None and a100.option.monthly is not None
