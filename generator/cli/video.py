@@ -110,7 +110,7 @@ def video_estimate(cat: Catalogue, args: argparse.Namespace) -> int:
         peak = video_plans.peak_tflops(gpu)
         s = video.seconds_per_video(cfg, req, k, peak or 0.0, scaling=scaling, cards=args.gpus)
         out["speed"] = {"gpu": gpu.id, "seconds_per_video": round(s.seconds, 1) if peak else None,
-                        "tflops": round(s.tflops, 1), "fits": m.peak_gib <= _usable(cat, gpu.memory_gb)}  # fmt: skip
+                        "tflops": round(s.tflops, 1), "fits": m.peak_gib <= video_plans.usable_gib(cat, gpu)}  # fmt: skip
     if args.json:
         print(_dumps(out))
         return 0
@@ -123,12 +123,6 @@ def video_estimate(cat: Catalogue, args: argparse.Namespace) -> int:
         print(f"On {args.gpus} x {gpu.name if gpu else ''}: {sp['seconds_per_video']} s per video"
               + ("" if sp["fits"] else " (does not fit the card)"))  # fmt: skip
     return 0
-
-
-def _usable(cat: Catalogue, memory_gb: float) -> float:
-    from generator.engine import memory
-
-    return memory.usable_gib(memory_gb, cat.rules.memory)
 
 
 def video_recommend(cat: Catalogue, args: argparse.Namespace) -> int:

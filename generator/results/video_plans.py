@@ -77,6 +77,12 @@ def peak_tflops(gpu: Gpu) -> float | None:
     return gpu.bf16_tflops_dense or gpu.fp16_tflops_dense
 
 
+def usable_gib(cat: Catalogue, gpu: Gpu) -> float:
+    """The card's memory a video request may use (rules.yaml memory.usable_fraction), GiB: the one
+    fit test of both the ranking and ``gpu-guide estimate --gpu``."""
+    return memory.usable_gib(gpu.memory_gb, cat.rules.memory)
+
+
 def rank(
     cat: Catalogue,
     model: OpenModel,
@@ -114,7 +120,7 @@ def rank(
         if peak is None:
             excluded.append(Excluded(gpu, Exclusion(ExclusionKind.video_no_tensor_figure)))
             continue
-        usable = memory.usable_gib(gpu.memory_gb, rules.memory)
+        usable = usable_gib(cat, gpu)
         best: VideoPlan | None = None
         smallest, most = math.inf, 1
         for o in offers:
