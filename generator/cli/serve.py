@@ -25,6 +25,7 @@ A port already in use is an error (exit 1) before anything is written.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import socket
@@ -68,12 +69,26 @@ def _regenerate(project: Project, warm: Warm) -> None:
         if gen.warnings:
             print(render(gen.warnings), file=sys.stderr)
         print(f"gpu-guide: regenerated {len(gen.files)} files", file=sys.stderr)
+        _settle_heap()
     except DataError as exc:
         print(render(exc.problems), file=sys.stderr)
         print("gpu-guide: data problems; the preview keeps the last good pages", file=sys.stderr)
     except (OutputError, FileExistsError) as exc:
         print(str(exc), file=sys.stderr)
         print("gpu-guide: docs/ was not rewritten; the preview keeps the last good pages", file=sys.stderr)
+
+
+def _settle_heap() -> None:
+    """Collect this generation's garbage, then freeze what is left (the memos ``Warm`` keeps) out of
+    the garbage collector's sight, so the next regeneration's collections scan only what it makes.
+
+    Without it, each full collection during a regeneration walks every kept sizing, plan and page
+    (a few million objects): a price edit's regeneration took 2.5 s of CPU, 1.85 s with it
+    (README, "Preview"). Called after docs/ is written, while MkDocs rebuilds in its own process.
+    Unfreezing first lets the memos' dropped entries be collected too, so nothing leaks."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def parse_address(dev_addr: str) -> tuple[str, int] | None:
