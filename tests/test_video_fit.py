@@ -62,6 +62,9 @@ def test_a_card_between_the_footprints_fits_only_offloaded_and_says_so(capsys: p
     row = next((r for r in page.plans if r.gpu_id == gpu.id), None)
     if row is not None:  # the page shows the cheapest ten
         assert row.needs_offload and row.setting == OFFLOAD_WORDS
+    for r, p in zip(page.plans, plans, strict=False):  # every row says its plan's placement
+        assert (r.gpu_id, r.needs_offload) == (p.gpu.id, p.fit.needs_offload)
+        assert r.setting == (OFFLOAD_WORDS if p.request.offload_model else ALL_RESIDENT)
     # ... and estimate --gpu agrees
     code = main(["--root", str(REPO), "estimate", "--workload", "inference", "--model", WAN_14B.id,
                  "--gpu", gpu.id, "--json"])  # fmt: skip
