@@ -170,8 +170,8 @@ def rank(
     For every current offer, every card count of ``speed.video.sp_scaling`` up to the offer's cards per
     instance (sequence parallelism stays inside one machine) is kept where the peak phase fits the
     card's usable memory (rules.yaml memory.usable_fraction), offloaded only where it must be
-    (:func:`fit`); a GPU none of whose placements fits is excluded with its most offloaded peak. Without a volume it is priced at the
-    cards' rent for the seconds a video takes; with ``videos_per_month`` at the month's rent
+    (:func:`fit`); a GPU none of whose placements fits is excluded with its most offloaded peak.
+    Without a volume it is priced at the cards' rent for the seconds a video takes; with ``videos_per_month`` at the month's rent
     (engine/cost.py job_cost_cny: whole instances, whole months or days on monthly/daily offers) over
     the videos. Ties go to fewer cards, then the offer id.
 
