@@ -1,7 +1,8 @@
 """``gpu-guide estimate`` / ``recommend`` for a ``kind: video`` model (Wan 2.1 T2V).
 
-``estimate`` prints the request's memory by phase (and, with ``--gpu``, seconds and rent per video on
-that card's cheapest current offer at ``--gpus`` cards); ``recommend`` ranks every GPU by rent per
+``estimate`` prints the request's memory by phase (and, with ``--gpu``, the placement
+video_plans.fit gives that card -- offloaded only where the request's own does not fit -- and the
+seconds per video at ``--gpus`` cards); ``recommend`` ranks every GPU by rent per
 video (generator/results/video_plans.py). The figures are generator/engine/video.py's; the words are
 the message table's.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 from generator.data.catalogue import Catalogue
@@ -27,9 +29,19 @@ from generator.results.video_plans import VideoPlan
 DEFAULT_SIZE = (1280, 720)
 DEFAULT_FRAMES = 81
 
-#: Flags only language or image models take.
-_NOT_VIDEO = ("context", "prompt_tokens", "output_tokens", "offload", "images_per_month", "batch", "runtime",
-              "kv_precision", "lora_rank", "optimizer", "zero_stage", "job_tokens", "deadline_days")  # fmt: skip
+#: The workload flags (cli/workload.py add_workload_arguments) a video model takes; every other one
+#: is refused for it (:func:`refused_flags`), so a flag added later is refused until it is listed here.
+VIDEO_FLAGS = frozenset({"workload", "model", "resolution", "frames", "offload_model", "t5_cpu", "steps", "json",
+                         "gpus", "gpu", "require_cuda", "videos_per_month"})  # fmt: skip
+
+#: A refused flag: its destination, its option string and its default (set but equal: not given).
+Refused = tuple[str, str, object]
+
+
+def refused_flags(actions: Iterable[argparse.Action]) -> tuple[Refused, ...]:
+    """The options among a parser's ``actions`` that a video model does not take (not in :data:`VIDEO_FLAGS`)."""
+    return tuple((a.dest, a.option_strings[0], a.default) for a in actions
+                 if a.option_strings and a.dest not in VIDEO_FLAGS and a.dest != "help")  # fmt: skip
 
 
 def is_video(cat: Catalogue, args: argparse.Namespace) -> bool:
@@ -43,9 +55,9 @@ def video_request(cat: Catalogue, args: argparse.Namespace) -> tuple[OpenModel, 
     model = cat.models[args.model]
     if args.workload != Workload.inference.value:
         raise ValueError(f'"{model.id}" is a video model: it is sized for generating videos (--workload inference)')
-    for name in _NOT_VIDEO:
-        if getattr(args, name, None) not in (None, False):
-            raise ValueError(f"--{name.replace('_', '-')} is not for video models")
+    for dest, flag, default in args.not_for_video:
+        if getattr(args, dest, default) != default:
+            raise ValueError(f"{flag} is not for video models")
     size = args.resolution if args.resolution is not None else (model.video_size or DEFAULT_SIZE)
     if not isinstance(size, tuple):
         raise ValueError("a video's --resolution is WIDTHxHEIGHT, e.g. 1280x720")
@@ -72,10 +84,15 @@ def _request_json(req: VideoRequest, tokens: int) -> dict[str, Any]:
             "guidance": req.guidance, "offload_model": req.offload_model, "t5_cpu": req.t5_cpu, "tokens": tokens}  # fmt: skip
 
 
+def _placement_json(req: VideoRequest, peak_gib: float) -> dict[str, Any]:
+    return {"offload_model": req.offload_model, "t5_cpu": req.t5_cpu, "peak_gib": round(peak_gib, 3)}
+
+
 def _plan_json(model: OpenModel, req: VideoRequest, p: VideoPlan) -> dict[str, Any]:
     fps = model.video_fps or 16.0
     return {
         "gpu": p.gpu.id, "name": p.gpu.name, "offer": p.offer.id, "cards": p.cards,
+        "offload_model": p.request.offload_model, "t5_cpu": p.request.t5_cpu, "needs_offload": p.fit.needs_offload,
         "peak_gib": round(p.memory.peak_gib, 3), "seconds_per_video": round(p.speed.seconds, 1),
         "hourly_cny_per_card": round(p.hourly_cny, 4), "cny_per_video": round(p.cny_per_video, 4),
         "rent_per_video_cny": round(p.rent_per_video, 4),
@@ -107,10 +124,12 @@ def video_estimate(cat: Catalogue, args: argparse.Namespace) -> int:
                        "peak": round(m.peak_gib, 3)},
     }  # fmt: skip
     if gpu is not None:
+        f = video_plans.fit(cat, cfg, req, gpu, cards=args.gpus)  # the ranking's fit test and placement
         peak = video_plans.peak_tflops(gpu)
-        s = video.seconds_per_video(cfg, req, k, peak or 0.0, scaling=scaling, cards=args.gpus)
+        s = video.seconds_per_video(cfg, f.request, k, peak or 0.0, scaling=scaling, cards=args.gpus)
         out["speed"] = {"gpu": gpu.id, "seconds_per_video": round(s.seconds, 1) if peak else None,
-                        "tflops": round(s.tflops, 1), "fits": m.peak_gib <= video_plans.usable_gib(cat, gpu)}  # fmt: skip
+                        "tflops": round(s.tflops, 1), "fits": f.fits, "usable_gib": round(f.usable_gib, 3),
+                        "placement": _placement_json(f.request, f.memory.peak_gib), "needs_offload": f.needs_offload}  # fmt: skip
     if args.json:
         print(_dumps(out))
         return 0
@@ -120,8 +139,19 @@ def video_estimate(cat: Catalogue, args: argparse.Namespace) -> int:
         print(f"  {phase:<8} {out['memory_gib'][phase]:8.2f} GiB")
     if "speed" in out:
         sp = out["speed"]
-        print(f"On {args.gpus} x {gpu.name if gpu else ''}: {sp['seconds_per_video']} s per video"
-              + ("" if sp["fits"] else " (does not fit the card)"))  # fmt: skip
+        placed = sp["placement"]
+        flags = " ".join(
+            flag for key, flag in (("offload_model", "--offload-model"), ("t5_cpu", "--t5-cpu")) if placed[key]
+        )
+        note = (
+            " (does not fit the card)"
+            if not sp["fits"]
+            else f" (fits only with {flags})"
+            if sp["needs_offload"]
+            else ""
+        )
+        print(f"On {args.gpus} x {gpu.name if gpu else ''}: {sp['seconds_per_video']} s per video,"
+              f" {placed['peak_gib']:.1f} GiB per card{note}")  # fmt: skip
     return 0
 
 
@@ -148,8 +178,9 @@ def video_recommend(cat: Catalogue, args: argparse.Namespace) -> int:
     print(f"{model.name}: {req.width}x{req.height}, {req.frames} frames, {req.steps} steps")
     for i, r in enumerate(result["options"], 1):
         month = f"  {cny(r['month_cny'])}/月" if r["month_cny"] is not None else ""
+        offload = "  需卸载" if r["needs_offload"] else ""
         print(f"{i:>2}. {r['name']:<28} ×{r['cards']:<2} {r['peak_gib']:>6.1f} GiB/卡  {r['seconds_per_video']:>8,.0f} 秒/段"
-              f"  {cny(r['cny_per_video'], 2)}/段{month}")  # fmt: skip
+              f"  {cny(r['cny_per_video'], 2)}/段{month}{offload}")  # fmt: skip
     for e in result["excluded"]:
         print(f"  - {e['name']}: {e['reason']}")
     return 0

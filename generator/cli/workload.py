@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.cli.arguments import billing_tiers, bounded, number, side_or_size, slug, whole
-from generator.cli.video import is_video, video_estimate, video_recommend
+from generator.cli.video import is_video, refused_flags, video_estimate, video_recommend
 from generator.data.catalogue import Catalogue
 from generator.data.problems import DataError
 from generator.data.records import Gpu, ModelKind, Offload, Optimizer, Precision, Runtime, Workload
@@ -148,6 +148,8 @@ def add_workload_arguments(p: argparse.ArgumentParser, recommend: bool) -> None:
                        help="GPU id from data/gpus.yaml: adds a speed object (and min_gpus for its memory)")  # fmt: skip
         p.add_argument("--job-tokens", type=bounded("job-tokens"), metavar="BILLIONS",
                        help="training with --gpu: tokens to process, for train_hours and gpu_hours")  # fmt: skip
+    # what a video model refuses, from the flags just declared (the parser keeps no public list of them)
+    p.set_defaults(not_for_video=refused_flags(p._actions))
 
 
 class UsageError(Exception):

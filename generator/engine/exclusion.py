@@ -43,7 +43,7 @@ class ExclusionKind(StrEnum):
     )
     no_whole_server = "no_whole_server"  # multi-card training offers lack a whole linked server
     over_budget = "over_budget"  # the best plan's month costs more than the budget
-    video_does_not_fit = "video_does_not_fit"  # a video job's peak phase exceeds the card at every card count offered
+    video_does_not_fit = "video_does_not_fit"  # peak phase above the card at every card count, offloaded too
     video_no_tensor_figure = "video_no_tensor_figure"  # no dense 16-bit tensor figure to time a video job with
 
 

@@ -109,6 +109,8 @@ class ReasonKind(StrEnum):
     video_offload_model = "video_offload_model"  # --offload_model: the DiT and T5 on the card only in their own phase
     video_offload_t5 = "video_offload_t5"  # --t5_cpu: the text encoder runs on the CPU
     video_offload_both = "video_offload_both"  # both
+    video_needs_offload = "video_needs_offload"  # a plan fits the card only offloaded (results/video_plans.fit)
+    video_t5_cpu_time = "video_t5_cpu_time"  # --t5_cpu: the text encoder's CPU time is not counted
     # the editor's pick against the computed one (engine.recommend.editor_disagreement)
     editor_gpu = "editor_gpu"  # another GPU (excluded: why the editor's card is out)
     editor_delivery = "editor_delivery"  # another delivery form (why: the rule's reason)

@@ -201,7 +201,8 @@ def _phase(m: VideoMemory) -> ReasonKind:
     return ReasonKind.video_phase_decode
 
 
-def _offload(req: VideoRequest) -> Reason | None:
+def offload_reason(req: VideoRequest) -> Reason | None:
+    """What ``req``'s placement takes off the card (``--offload_model``, ``--t5_cpu``); None for nothing."""
     if req.offload_model and req.t5_cpu:
         return Reason(ReasonKind.video_offload_both)
     if req.offload_model:
@@ -232,7 +233,7 @@ def reasons(
     if s.cards > 1:
         speed_params["scaling"] = f"{scaling:.2f}"
     mem: dict[str, object] = {"peak_gib": f"{m.peak_gib:.1f}", "phase": Reason(_phase(m))}
-    off = _offload(req)
+    off = offload_reason(req)
     if off is not None:
         mem["offload"] = off
     return (

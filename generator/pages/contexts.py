@@ -302,6 +302,8 @@ class VideoPlanRow:
     gpu_id: str
     name: str
     cards: int
+    setting: str  # its placement in words, as the memory table's setting column says it
+    needs_offload: bool  # it fits the card only offloaded (results/video_plans.fit)
     peak_gib: float
     seconds: float
     per_video: str  # ¥ per video

@@ -27,7 +27,8 @@ EXCLUSION_ZH: dict[ExclusionKind, str] = {
     ExclusionKind.needs_cuda: "按依赖 CUDA 的代码计算：这张卡要把代码迁移到厂商自己的软件栈才能用",
     ExclusionKind.too_big: "即使用到 {max_cards} 张卡，每张卡的显存也不够",
     ExclusionKind.video_does_not_fit: (
-        "视频生成的显存峰值至少约 {peak_gib} GiB（最多按 {cards} 张卡序列并行），超过每张卡可用的 {usable_gib} GiB"
+        "视频生成的显存峰值即使开启 --offload_model 和 --t5_cpu 也至少约 {peak_gib} GiB（最多按 {cards} 张卡序列并行），"
+        "超过每张卡可用的 {usable_gib} GiB"
     ),
     ExclusionKind.video_no_tensor_figure: "没有这张卡的 BF16/FP16 稠密算力数字，无法估算视频生成时间",
     ExclusionKind.unsupported_format: "{gpu} 不支持 {format}：{why}；{instead}",
@@ -145,6 +146,12 @@ REASON_ZH: dict[ReasonKind, str] = {
     ReasonKind.video_offload_model: "DiT 与文本编码器只在各自的阶段放进显卡",
     ReasonKind.video_offload_t5: "文本编码器在 CPU 上运行",
     ReasonKind.video_offload_both: "DiT 只在去噪时放进显卡，文本编码器在 CPU 上运行",
+    ReasonKind.video_needs_offload: (
+        "全部常驻显存时每张卡约 {plain_gib} GiB，超过可用的 {usable_gib} GiB，要用 Wan 官方脚本的卸载选项才装得下"
+        "（{offload}）；卸载的搬运时间没有单独计入：计算效率按官方开了 --offload_model 的单卡 A100 实测校准，"
+        "已含那张卡上的搬运，PCIe 更慢的卡上未经确认（UNCONFIRMED）[；{cpu_text}]"
+    ),
+    ReasonKind.video_t5_cpu_time: "--t5_cpu 时文本编码器在 CPU 上编码提示的用时未计入（UNCONFIRMED）",
     ReasonKind.editor_gpu: "编辑推荐 {editor}[（{excluded}）]，计算结果为 {computed}",
     ReasonKind.editor_delivery: "编辑推荐交付形式 {editor}，规则给出 {rule}（{why}）",
     ReasonKind.limit_engine_cap: "这张卡上 vLLM 的默认并发上限（max_num_seqs）",

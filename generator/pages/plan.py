@@ -622,10 +622,12 @@ def plan_video_model_pages(pl: _Planner) -> None:
         context = video_model_context(pl.cat, model)
         title = f"{model.name} 生成视频需要多少显存、每段多少钱"
         cheapest = context.plans[0] if context.plans else None
-        lead = (
-            f"{model.name} 生成 {context.width}×{context.height}、{context.frames} 帧的视频，"
-            + (f"最省钱的是 {cheapest.name} × {cheapest.cards}，每段约 {cheapest.per_video}。" if cheapest else "数据中没有装得下的 GPU。")
-        )  # fmt: skip
+        if cheapest is None:
+            pick = "数据中没有装得下的 GPU。"
+        else:
+            placed = f"（{cheapest.setting}）" if cheapest.needs_offload else ""
+            pick = f"最省钱的是 {cheapest.name} × {cheapest.cards}{placed}，每段约 {cheapest.per_video}。"
+        lead = f"{model.name} 生成 {context.width}×{context.height}、{context.frames} 帧的视频，{pick}"
         full, lowest = context.memory_rows[0], min(context.memory_rows, key=lambda r: r.peak_gib)
         faq = [
             (
@@ -638,24 +640,31 @@ def plan_video_model_pages(pl: _Planner) -> None:
         pl.add(f"models/{model.id}.md", title, lead, context, pl.everything, trail=(MODELS,), extra_ld=(faq_ld(faq),))
 
 
-#: The video pages' plans shown (cheapest first) and the offload settings compared.
+#: The video pages' plans shown (cheapest first).
 VIDEO_PLANS_SHOWN = 10
-_OFFLOAD_SETTINGS = ((False, False), (True, False), (True, True))
+#: A video placement with nothing offloaded, in words (the others are the message table's).
+ALL_RESIDENT = "全部常驻显存"
+
+
+def _setting(req: video.VideoRequest) -> str:
+    """A placement in words: the memory table's setting column and the plans table's."""
+    off = video.offload_reason(req)
+    return ALL_RESIDENT if off is None else explain(off)
 
 
 def video_model_context(cat: Catalogue, model: OpenModel, frames: int = 81) -> ctx.VideoModelContext:
-    """The page of one video model: all three offload settings' memory, and the ranking without offload."""
+    """The page of one video model: each placement of video_plans.OFFLOAD_LADDER's memory, and the
+    ranking, each GPU at the placement video_plans.fit gives it (offloaded only where it must be)."""
     k = video.constants(cat.rules)
     cfg = video_plans.dit_config(model)
     w, h = model.video_size or (1280, 720)
     steps = model.default_steps or cat.rules.speed.video.default_steps
     base = video.VideoRequest(w, h, frames, steps, guidance=(model.denoiser_passes or 1) > 1)
     rows = []
-    for off, t5 in _OFFLOAD_SETTINGS:
-        m = video.memory(cfg, replace(base, offload_model=off, t5_cpu=t5), k)
-        kind = {(False, False): None, (True, False): ReasonKind.video_offload_model, (True, True): ReasonKind.video_offload_both}[(off, t5)]  # fmt: skip
-        setting = "全部常驻显存" if kind is None else explain(Reason(kind))
-        rows.append(ctx.VideoMemoryRow(setting, m.text_gib, m.denoise_gib, m.decode_gib, m.peak_gib))
+    for off, t5 in video_plans.OFFLOAD_LADDER:
+        placed = replace(base, offload_model=off, t5_cpu=t5)
+        m = video.memory(cfg, placed, k)
+        rows.append(ctx.VideoMemoryRow(_setting(placed), m.text_gib, m.denoise_gib, m.decode_gib, m.peak_gib))
     fps = model.video_fps or 16.0
     plans, excluded = video_plans.rank(cat, model, base)
     sellers = {p.id: p.name for p in cat.providers.values()}
@@ -664,6 +673,8 @@ def video_model_context(cat: Catalogue, model: OpenModel, frames: int = 81) -> c
             p.gpu.id,
             p.gpu.name,
             p.cards,
+            _setting(p.request),
+            p.fit.needs_offload,
             p.memory.peak_gib,
             p.speed.seconds,
             cny(p.cny_per_video, 2),
@@ -677,8 +688,9 @@ def video_model_context(cat: Catalogue, model: OpenModel, frames: int = 81) -> c
     reasons: list[str] = []
     if plans:
         p = plans[0]
-        said = video.reasons(cfg, base, k, p.speed, p.memory, p.scaling, out[0].per_video, out[0].per_minute)
-        reasons = [explain(r) for r in said]
+        said = video.reasons(cfg, p.request, k, p.speed, p.memory, p.scaling, out[0].per_video, out[0].per_minute)
+        note = p.fit.reason()
+        reasons = [explain(r) for r in (*said, *((note,) if note is not None else ()))]
     return ctx.VideoModelContext(
         model, w, h, frames, steps, video.geometry(base, k).tokens, fps, frames / fps, rows, out,
         [(e.gpu.name, explain(e.why)) for e in excluded], reasons,
