@@ -60,6 +60,17 @@ def test_every_exclusion_and_reason_kind_has_a_message() -> None:
     }
 
 
+def test_the_calculator_leaves_out_only_the_video_kinds() -> None:
+    # the calculator has no video workload; its page is at its byte budget (test_page_weight)
+    full, calc = messages_json(), messages_json(video=False)
+    dropped = {(t, k) for t in full for k in full[t]} - {(t, k) for t in calc for k in calc[t]}
+    video = {("reason", k.value) for k in ReasonKind if k.name.startswith("video")} | {
+        ("exclusion", k.value) for k in ExclusionKind if k.name.startswith("video")
+    }
+    assert dropped == video and len(video) >= 10
+    assert all(calc[t][k] == full[t][k] for t in calc for k in calc[t])
+
+
 def test_reasons_and_exclusions_are_one_record_shape() -> None:
     """Both are a :class:`Record` (a kind, its parameters, one ``record()``), worded by one
     ``explain()`` through the table their class names, the tables the calculator's JSON ships; a

@@ -114,7 +114,7 @@ def calculator_data(cat: Catalogue) -> dict[str, Any]:
             "optimizer": OPTIMIZER_NAMES,
         },
         # the engine's typed records in words (pages.messages) and the form's errors (pages.form_messages)
-        "messages": messages_json() | form_messages_json(),
+        "messages": messages_json(video=False) | form_messages_json(),
     }
 
 

@@ -379,9 +379,19 @@ def editor_notice(disagreement: tuple[Reason, ...]) -> str:
     return f"{parts}; the page shows the rules' pick and why"
 
 
-def messages_json() -> dict[str, dict[str, str]]:
-    """The tables as the calculator's JSON carries them: ``{"exclusion": {kind: template}, "reason": …}``."""
-    return {table: {k.value: v for k, v in words.items()} for table, words in TABLES_ZH.items()}
+#: the prefix every video-generation kind's value has (ReasonKind.video_*, ExclusionKind.video_*)
+VIDEO_PREFIX = "video_"
+
+
+def messages_json(*, video: bool = True) -> dict[str, dict[str, str]]:
+    """The tables as the calculator's JSON carries them: ``{"exclusion": {kind: template}, "reason": …}``.
+
+    ``video=False`` leaves out the video-generation kinds: the calculator has no video workload (video
+    models are planned on their own pages), so its page, which is at its byte budget, does not carry them."""
+    return {
+        table: {k.value: v for k, v in words.items() if video or not k.value.startswith(VIDEO_PREFIX)}
+        for table, words in TABLES_ZH.items()
+    }
 
 
 def assumption_text(a: Assumption) -> str:
