@@ -39,6 +39,7 @@ import difflib
 import hashlib
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -124,8 +125,18 @@ _NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # what PyYAML counts as a new line
 
 
-class _Loader(yaml.SafeLoader):
-    """The pure-Python safe loader, with implicit typing of plain scalars switched off.
+class _PlainTags:
+    """A loader's resolver with implicit typing of plain scalars switched off: an untagged plain
+    scalar gets :data:`_PLAIN_TAG`, which ``_resolve_plain``'s strict rules read later."""
+
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is ScalarNode:
+            return _PLAIN_TAG if implicit[0] else _STR
+        return _SEQ if kind is SequenceNode else _MAP
+
+
+class _Loader(_PlainTags, yaml.SafeLoader):
+    """The pure-Python safe loader, resolving as :class:`_PlainTags` says.
 
     The pure-Python one (not CSafeLoader) so error texts and marks are the same
     everywhere; input depth is bounded by _check_depth before composing."""
@@ -135,11 +146,6 @@ class _Loader(yaml.SafeLoader):
         # (id(parent node), list index or id(key node)) -> mark of an alias written there;
         # the composer returns the anchored node itself, so the alias's place is kept here.
         self.alias_marks: dict[tuple[int, int], _YamlMark] = {}
-
-    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
-        if kind is ScalarNode:
-            return _PLAIN_TAG if implicit[0] else _STR
-        return _SEQ if kind is SequenceNode else _MAP
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         if parent is not None and index is not None and self.check_event(yaml.AliasEvent):
@@ -153,8 +159,8 @@ class _Loader(yaml.SafeLoader):
 _FAST_REFUSED = (yaml.AnchorToken, yaml.AliasToken, yaml.TagToken, yaml.DirectiveToken)
 
 
-class _FastLoader(_CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
-    """libyaml's parser (PyYAML's C extension), resolving plain scalars as :class:`_Loader` does.
+class _FastLoader(_PlainTags, _CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+    """libyaml's parser (PyYAML's C extension), resolving as :class:`_PlainTags` says.
 
     Only for files without anchors, aliases, tags or directives that libyaml reads without error
     (:func:`_compose_fast`); everything else goes to the pure-Python loader, whose error texts and
@@ -167,11 +173,6 @@ class _FastLoader(_CParser, yaml.constructor.SafeConstructor, yaml.resolver.Reso
         yaml.constructor.SafeConstructor.__init__(self)
         yaml.resolver.Resolver.__init__(self)
 
-    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
-        if kind is ScalarNode:
-            return _PLAIN_TAG if implicit[0] else _STR
-        return _SEQ if kind is SequenceNode else _MAP
-
 
 def _compose_fast(text: str) -> Node | None:
     """The file's node tree from libyaml, or None when the pure-Python loader must read it: the file
@@ -181,16 +182,8 @@ def _compose_fast(text: str) -> Node | None:
     if "\t" in text:  # libyaml takes a tab after "key:" (YAML 1.2); the pure loader refuses it, as we do
         return None
     try:
-        depth = 0
-        for token in yaml.scan(text, Loader=yaml.CSafeLoader):
-            if isinstance(token, _OPENERS):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    return None
-            elif isinstance(token, _CLOSERS):
-                depth -= 1
-            elif isinstance(token, _FAST_REFUSED):
-                return None
+        if _first_too_deep(yaml.scan(text, Loader=yaml.CSafeLoader), _FAST_REFUSED) is not None:
+            return None
         loader = _FastLoader(text)
         try:
             node: Node | None = loader.get_single_node()
@@ -409,14 +402,23 @@ def _check_depth(text: str) -> Mark | None:
     pairs inside ``[...]`` and indentless lists add no token, so real depth can be
     up to 2x this: still far from the recursion limit. Returns the mark of the token
     that went too deep, or None; raises PyYAML's scanner errors."""
+    token = _first_too_deep(yaml.scan(text, Loader=yaml.SafeLoader))
+    return None if token is None else _mark_of(token.start_mark)
+
+
+def _first_too_deep(tokens: Iterator[yaml.Token], stop_at: tuple[type, ...] = ()) -> yaml.Token | None:
+    """The first of ``tokens`` that opens a level deeper than MAX_DEPTH or is of a kind in
+    ``stop_at``; None when there is none (either scanner's tokens: the pure one's or libyaml's)."""
     depth = 0
-    for token in yaml.scan(text, Loader=yaml.SafeLoader):
+    for token in tokens:
         if isinstance(token, _OPENERS):
             depth += 1
             if depth > MAX_DEPTH:
-                return _mark_of(token.start_mark)
+                return token
         elif isinstance(token, _CLOSERS):
             depth -= 1
+        elif isinstance(token, stop_at):
+            return token
     return None
 
 

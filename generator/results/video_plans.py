@@ -197,16 +197,23 @@ def rank(
             excluded.append(Excluded(gpu, Exclusion(ExclusionKind.video_no_tensor_figure)))
             continue
         usable = usable_gib(cat, gpu)
+        # placement, memory and seconds depend on the card count, not the offer: once per count offered
+        largest = max(o.cards for o in offers)
+        fits = {n: fit(cat, cfg, req, gpu, cards=n) for n in counts if n <= largest}
+        timed: dict[int, tuple[float, VideoSpeed]] = {}  # count -> (speed-up, seconds), where it fits
+        for n, f in fits.items():
+            if f.fits:
+                scaling = video.sp_scaling(rules, n) or 1.0
+                timed[n] = (scaling, video.seconds_per_video(cfg, f.request, k, peak, scaling=scaling, cards=n))
         best: VideoPlan | None = None
         smallest, most = math.inf, 1
         for o in offers:
             for n in (c for c in counts if c <= o.cards):
-                f = fit(cat, cfg, req, gpu, cards=n)
+                f = fits[n]
                 smallest, most = min(smallest, f.memory.peak_gib), max(most, n)
                 if not f.fits:
                     continue
-                scaling = video.sp_scaling(rules, n) or 1.0
-                s = video.seconds_per_video(cfg, f.request, k, peak, scaling=scaling, cards=n)
+                scaling, s = timed[n]
                 month = None
                 if videos_per_month:
                     month = costs.job_cost_cny(o, n, videos_per_month * s.seconds / 3600.0, pricing)
