@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+import gc
+from pathlib import Path
 
 import pytest
+from conftest import make_project
 
 from generator.data.catalogue import rate_on
 from generator.data.records import Currency, FxRate, Offer
 from generator.data.rules import CostRules
+from generator.data.validate import load_catalogue
 from generator.engine import cost
 from generator.engine.reason import Reason, ReasonKind
 
@@ -146,3 +150,17 @@ def test_a_job_pays_at_least_the_shortest_rental_its_tier_sells() -> None:
     hourly = offer(price=10, unit="hour", billing="on_demand")
     assert cost.job_cost_cny(hourly, cards=1, hours=25, pricing=PRICING) == pytest.approx(250.0)
     assert cost.minimum_rental_note(hourly, 25, RULES) is None
+
+
+def test_a_catalogues_pricing_is_made_once_and_goes_with_it(tmp_path: Path) -> None:
+    root = make_project(tmp_path)
+    one, _ = load_catalogue(root / "data", root)
+    two, _ = load_catalogue(root / "data", root)
+    assert one is not None and two is not None
+    assert cost.pricing_of(one) is cost.pricing_of(one)  # a generation asks hundreds of times
+    assert cost.pricing_of(two) is not cost.pricing_of(one)  # another catalogue: its own
+    assert cost.pricing_of(two).tariffs == cost.pricing_of(one).tariffs  # of equal data, equal
+    key = id(one)
+    del one
+    gc.collect()
+    assert key not in cost._PRICED  # no catalogue is kept alive, nor its pricing

@@ -1,7 +1,8 @@
 """The pages' digests (generator.pages.files.Digests), by which ``serve`` keeps a page's last render.
 
 Each shared record (pydantic records, model pages, rankings, runtime choices) is pickled once per
-generation and a page pickles the record's digest in its place. That must not make a digest go stale:
+generation and a page pickles the record's digest in its place; in serve the immutable ones (CARRIED)
+keep their digests from one generation to the next while the same objects are in use. That must not make a digest go stale:
 two pages get equal digests exactly when their plain pickles are equal, also when what changed lies
 inside a shared record (a price edit changes the rankings that the model pages hold).
 """
@@ -14,8 +15,10 @@ from pathlib import Path
 from conftest import make_project, replace_in
 
 from generator.data.validate import load_catalogue
+from generator.engine.recommend import Option, Recommendation
+from generator.engine.sizing import Sizing
 from generator.pages import charts
-from generator.pages.files import SHARED, Digests
+from generator.pages.files import CARRIED, SHARED, Digests
 from generator.pages.plan import plan_pages
 from generator.pages.render import Page
 from generator.results.evaluate import evaluate
@@ -68,3 +71,34 @@ def test_a_record_is_pickled_once_for_all_the_pages(tmp_path: Path) -> None:
     # a record seen again is its kept digest, and the kept digest is the record's own
     obj, kept = next(iter(records.values()))
     assert digests.record(obj) == kept == Digests().of(obj)
+
+
+def test_carried_records_keep_their_digest_from_one_generation_to_the_next(tmp_path: Path) -> None:
+    # serve's RenderMemo keeps one Digests: the options and sizings (which the engine's memos keep alive
+    # between edits) are pickled once, not again in every generation; rankings, which are mutable, are.
+    pages = pages_of(make_project(tmp_path))
+    digests = Digests()
+    first = {path: digests.of(page) for path, page in pages.items()}
+    digests.next_generation()
+    pickled: list[object] = []
+    own = digests._digest  # the memo's own pickling step, watched to see what is pickled again
+
+    def watched(value: object) -> bytes:
+        pickled.append(value)
+        return own(value)
+
+    digests._digest = watched  # type: ignore[method-assign]
+    again = {path: digests.of(page) for path, page in pages.items()}
+    assert again == first  # the same pages, the same digests
+    assert any(isinstance(v, Recommendation) for v in pickled)  # not carried: digested again
+    assert not any(isinstance(v, CARRIED) for v in pickled), "a carried record was pickled again"
+    carried = [obj for obj, _ in digests._known.values() if isinstance(obj, (Option, Sizing))]
+    assert carried  # the fixture's rankings hold options, so the test saw some carried
+    # records no page of a generation used are not kept for the next one
+    other = pages_of(make_project(tmp_path / "other"))
+    digests.next_generation()
+    for page in other.values():
+        digests.of(page)
+    digests.next_generation()
+    ids = {id(obj) for obj in carried}
+    assert not ids & set(digests._before), "a generation kept records it did not use"

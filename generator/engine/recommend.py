@@ -10,7 +10,6 @@ finish the job, everything else by the monthly total.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import hashlib
 import math
@@ -71,7 +70,11 @@ class RunnerUp:
 
 @dataclass
 class Option:
-    """One GPU evaluated for the workload."""
+    """One GPU evaluated for the workload.
+
+    Complete when :func:`evaluate_gpu` returns it, and never changed after that: ``serve`` keeps it
+    (:class:`OptionMemo`) and hands the same object to the next evaluation, whose pages take its
+    last digest (generator.pages.files.CARRIED). Derive a changed option with ``dataclasses.replace``."""
 
     gpu: Gpu
     sizing: Sizing
@@ -175,12 +178,15 @@ class OptionMemo:
     :class:`generator.engine.sizing.SizingMemo` keeps it), the workload, the constraints, the rules, the
     pricing, the providers (their fabric) and that GPU's offers (all of them, for the reasons without a
     price). :meth:`start` forgets everything unless the rules, pricing and providers equal the last
-    evaluation's, and takes a digest of each GPU's offers; a kept option is used only under the same digest."""
+    evaluation's, and takes a digest of each GPU's record and offers; a kept option is used only under the
+    same digest. The option is kept with its reasons, which follow from it alone."""
 
     def __init__(self) -> None:
         self._basis: object = None
-        self._offers: dict[str, bytes] = {}  # gpu id -> digest of its offers in this evaluation
+        self._offers: dict[str, bytes] = {}  # gpu id -> digest of its record and offers in this evaluation
         self._kept: dict[tuple[object, ...], tuple[Gpu, Sizing, Option]] = {}
+        #: the last constraints asked about, and their part of the key (the memos themselves left out)
+        self._constraints: tuple[Constraints | None, Constraints | None] = (None, None)
 
     def start(self, basis: object, cat: Catalogue) -> None:
         """Begin an evaluation of ``cat`` on ``basis`` (rules, pricing, providers)."""
@@ -192,6 +198,7 @@ class OptionMemo:
             gid: hashlib.sha256(
                 pickle.dumps(
                     (
+                        cat.gpus[gid],  # the record itself, so a kept option is never compared with it
                         cat.offers_for(gid),
                         [o.id for o in cat.current_for(gid)],
                         [o.id for o in pickable if o.gpu == gid],
@@ -207,16 +214,20 @@ class OptionMemo:
         offers = self._offers.get(gpu.id)
         if offers is None:
             return None
-        return (gpu.id, id(sizing), workload, dataclasses.replace(c, pricing=None, plans=None, options=None), offers)
+        if self._constraints[0] is not c:  # one ranking asks for every GPU with the same constraints
+            self._constraints = (c, dataclasses.replace(c, pricing=None, plans=None, options=None))
+        return (gpu.id, id(sizing), workload, self._constraints[1], offers)
 
     def get(self, key: tuple[object, ...], gpu: Gpu, sizing: Sizing) -> Option | None:
         kept = self._kept.get(key)
-        if kept is None or kept[1] is not sizing or kept[0] != gpu:
+        if kept is None or kept[1] is not sizing:  # the key's digest covers the GPU's record
             return None
-        return copy.copy(kept[2])  # the caller sets its reasons; the kept one stays as evaluated
+        # The kept object itself: an option is complete when evaluate_gpu returns it and nothing changes it
+        # afterwards, so the pages' digests carry its digest to the next generation (pages.files.CARRIED).
+        return kept[2]
 
     def put(self, key: tuple[object, ...], gpu: Gpu, sizing: Sizing, option: Option) -> None:
-        self._kept[key] = (gpu, sizing, copy.copy(option))
+        self._kept[key] = (gpu, sizing, option)
 
 
 def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Workload, c: Constraints) -> Option:
@@ -234,6 +245,9 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
         if kept is not None:
             return kept
     opt = _evaluate_gpu(gpu, sizing, cat, workload, c)
+    # Its reasons follow from the option alone (not from its place in a ranking), so they are kept with it.
+    training_job = workload is not Workload.inference and c.job_tokens_b is not None
+    opt.reasons = _reasons(opt, training_job, cat.rules, lambda offer: _fabric(cat, offer))
     if memo is not None and key is not None:
         memo.put(key, gpu, sizing, opt)
     return opt
@@ -484,8 +498,6 @@ def recommend(cat: Catalogue, sizing_for: SizingFor, workload: Workload, c: Cons
         c = dataclasses.replace(c, pricing=costs.pricing_of(cat))
     options = [evaluate_gpu(g, sizing_for, cat, workload, c) for g in cat.gpus.values()]
     options.sort(key=lambda o: (*o.sort_key(training_job), o.gpu.id))
-    for o in options:
-        o.reasons = _reasons(o, training_job, cat.rules, lambda offer: _fabric(cat, offer))
     return Recommendation(options=options, training_job=training_job)
 
 

@@ -19,7 +19,8 @@ import pydantic
 
 from generator.data.catalogue import Catalogue
 from generator.data.records import Delivery
-from generator.engine.recommend import Recommendation, fallback_note, form_note
+from generator.engine.recommend import Option, Recommendation, fallback_note, form_note
+from generator.engine.sizing import Sizing
 from generator.pages import calculator, charts, open_data
 from generator.pages.contexts import SiteContext
 from generator.pages.llms import llms_txt
@@ -127,7 +128,17 @@ def _digest(value: object) -> bytes | None:
 #: rankings and runtime choices that the model, GPU, index and buyer pages all hold. Measured on the
 #: bundled data (325 pages, 47.7 MB of plain pickles): digesting every dataclass as a record is
 #: slower than no records at all (181,000 records, each its own pickle); these few make it 2.4x faster.
-SHARED: tuple[type, ...] = (pydantic.BaseModel, ModelPage, Recommendation, RuntimeChoice)
+SHARED: tuple[type, ...] = (pydantic.BaseModel, ModelPage, Recommendation, RuntimeChoice, Option, Sizing)
+
+#: The records whose digests :class:`RenderMemo` carries from one generation to the next while the
+#: same object is still in use (``serve``'s memos keep them: the engine's options and sizings, the
+#: catalogue's records of unchanged files). Only classes whose instances never change once made:
+#: frozen pydantic models, frozen dataclasses of frozen parts, and options (complete when the engine
+#: returns them; see :class:`~generator.engine.recommend.Option`). The bundled site's rankings hold
+#: 7,700 options, most of a page's pickle, and a one-price edit keeps all but the edited GPU's, so a
+#: warm generation digests only what the edit made anew. (Rankings, :class:`Recommendation`, hold a
+#: list that is sorted anew each time, so they are digested again: from their options' digests.)
+CARRIED: tuple[type, ...] = (pydantic.BaseModel, Option, Sizing)
 
 #: Errors that mean "cannot be pickled": the value is then rendered, never reused.
 _UNPICKLABLE = (pickle.PicklingError, TypeError, AttributeError, RecursionError)
@@ -147,12 +158,19 @@ class Digests:
 
     def __init__(self) -> None:
         self._known: dict[int, tuple[object, bytes]] = {}  # id -> (the record, kept alive; its digest)
+        self._before: dict[int, tuple[object, bytes]] = {}  # the last generation's CARRIED records
         self._open: set[int] = set()  # records being digested (a cycle pickles inline)
         reduce = partial(_reduce_record, self)
         #: the pickler's dispatch table: every record class (:data:`SHARED` and its subclasses)
         self.table: dict[type, Any] = {kind: reduce for kind in _classes(SHARED)}
         #: the value whose digest is being taken (pickled as itself, not as its digest)
         self.top: object = None
+
+    def next_generation(self) -> None:
+        """Begin another generation: forget every record but the :data:`CARRIED` ones, whose digests
+        stand while the same objects are in use (one generation's unused ones are dropped at the next)."""
+        self._before = {key: kept for key, kept in self._known.items() if isinstance(kept[0], CARRIED)}
+        self._known = {}
 
     def of(self, value: object) -> bytes | None:
         """The digest of ``value``, or None when it cannot be pickled."""
@@ -174,6 +192,8 @@ class Digests:
         """The digest standing for record ``obj`` in a value's pickle (None: pickle it in place)."""
         key = id(obj)
         kept = self._known.get(key)
+        if kept is None and key in self._before:
+            kept = self._known[key] = self._before.pop(key)
         if kept is not None:
             return kept[1]
         if key in self._open:
@@ -236,6 +256,8 @@ class RenderMemo:
     def __init__(self) -> None:
         self._basis: bytes | None = None
         self._pages: dict[str, tuple[bytes, bytes]] = {}  # path -> (page digest, rendered bytes)
+        #: the records' digests, kept from one generation to the next (:meth:`Digests.next_generation`)
+        self.digests = Digests()
         #: the Jinja environment, whose compiled templates stand while no template changes
         self.env: jinja2.Environment | None = None
         self._sources: bytes | None = None
@@ -286,7 +308,9 @@ def generated_files(
     common = context_fields(site_context(cat, trust))
     env = memo.start(templates, common) if memo is not None else environment(templates)
     files: dict[str, bytes] = {}
-    digests = Digests()  # for this generation's pages, which share their records
+    # for this generation's pages, which share their records (serve: with the last one's CARRIED records)
+    digests = memo.digests if memo is not None else Digests()
+    digests.next_generation()
     # once, for the page and the .svg files
     drawn = charts.ladder_page_charts(results.ladder, cat, memo.charts if memo is not None else None)
     pages = plan_pages(cat, results, site_url, drawn)

@@ -79,15 +79,15 @@ def stage_docs(docs: Path, files: Mapping[str, bytes]) -> Path:
     if conflicts:
         raise FileExistsError("\n".join(p.format() for p in conflicts))
     # Only files whose bytes change are written; the others arrive by the copy below with their
-    # modification times (copy2), so `mkdocs serve --dirty` (gpu-guide serve) rebuilds just the
-    # pages an edit changed. The result is the same bytes either way.
+    # modification times (hard links, else copy2), so `mkdocs serve --dirty` (gpu-guide serve) rebuilds
+    # just the pages an edit changed. The result is the same bytes either way.
     writes = {rel: files[rel] for rel in changed if rel in files}
     writes[MANIFEST] = manifest_bytes(files)
     staging = Path(tempfile.mkdtemp(prefix=f".docs-staging-{os.getpid()}-", dir=parent))
     try:
         if os.path.isdir(docs):
             os.chmod(staging, stat.S_IMODE(os.lstat(docs).st_mode))  # keep docs/'s own permissions
-            shutil.copytree(docs, staging, dirs_exist_ok=True, symlinks=True, copy_function=_copy_regular)
+            shutil.copytree(docs, staging, dirs_exist_ok=True, symlinks=True, copy_function=_link_regular)
         for rel in stale:
             remove_file(staging, rel)
         for rel, data in writes.items():
@@ -100,11 +100,21 @@ def stage_docs(docs: Path, files: Mapping[str, bytes]) -> Path:
     return staging
 
 
-def _copy_regular(src: str, dst: str) -> str:
-    """copytree's copier: regular files only (a FIFO or device in docs/ would hang or leak the build)."""
+def _link_regular(src: str, dst: str) -> str:
+    """copytree's copier: regular files only (a FIFO or device in docs/ would hang or leak the build),
+    each as a hard link to the live file, or a copy (copy2) where the file system refuses links.
+
+    A link is safe because nothing writes through it: every changed file reaches the staging folder
+    by :func:`~generator.publish.safe_files.write_file`, a new file renamed over the link, and the old
+    docs/ is removed after the swap. It keeps the file's modification time as copy2 does, in a
+    fraction of the time (375 files: about 15 ms, against 200 ms copied; README, "Preview")."""
     if not stat.S_ISREG(os.lstat(src).st_mode):
         raise OutputError(f"{src} is not a regular file, folder or link; remove it from docs/")
-    return str(shutil.copy2(src, dst, follow_symlinks=False))
+    try:
+        os.link(src, dst, follow_symlinks=False)
+    except OSError:  # another file system's folder, no links there (EPERM, EXDEV, ENOTSUP, EMLINK)
+        return str(shutil.copy2(src, dst, follow_symlinks=False))
+    return dst
 
 
 def swap_in(new: Path, target: Path) -> None:
