@@ -427,13 +427,18 @@ function init() {
     button.type = "button";
     button.setAttribute("aria-expanded", String(isPick));
     why.appendChild(button);
-    const detail = reasonsRow(o, isPick);
+    // other rows' reasons are made when first opened
+    let detail = isPick ? reasonsRow(o, true) : null;
     button.addEventListener("click", () => {
+      if (detail === null) {
+        detail = reasonsRow(o, false);
+        tr.after(detail);
+      }
       detail.hidden = !detail.hidden;
       button.textContent = detail.hidden ? "理由" : "收起";
       button.setAttribute("aria-expanded", String(!detail.hidden));
     });
-    return [tr, detail];
+    return detail ? [tr, detail] : [tr];
   }
 
   /** Why nothing qualifies, and the nearest option. */
@@ -515,6 +520,7 @@ function init() {
     const query = pairs.map(([k, v]) => `${k}=${encodeURIComponent(v).replace(/%2C/g, ",")}`).join("&");
     const url = `${location.pathname}?${query}`;
     history.replaceState(null, "", url);
+    $("calc-share").hidden = false;
     const link = $("calc-link");
     link.href = url;
     link.textContent = "打开这组输入";
@@ -527,8 +533,9 @@ function init() {
   let latest = 0;
 
   /** Calculate for `pairs`; when they name a model whose architecture is still to come, fetch it
-   * first (data-state "loading") and return the promise of that calculation. */
-  function run(pairs) {
+   * first (data-state "loading") and return the promise of that calculation. `drawLater`: draw in a
+   * later task. */
+  function run(pairs, drawLater = false) {
     const named = pairs.find(([k]) => k === "model");
     const ticket = ++latest;
     if (named && !whole.has(named[1]) && (modelOf(named[1]) || !listed)) {
@@ -562,10 +569,15 @@ function init() {
       return;
     }
     const r = recommendResult(data, pairs, cat);
-    if (r.errors.length) showErrors(r.errors);
-    else showResult(r);
-    share(pairs);
-    root.dataset.state = r.errors.length ? "error" : r.rec.pick ? "pick" : "empty";
+    const draw = () => {
+      if (ticket !== latest) return;
+      if (r.errors.length) showErrors(r.errors);
+      else showResult(r);
+      share(pairs);
+      root.dataset.state = r.errors.length ? "error" : r.rec.pick ? "pick" : "empty";
+    };
+    if (!drawLater) return draw();
+    return new Promise((resolve) => setTimeout(resolve, 0)).then(draw);
   }
 
   function update() {
@@ -640,8 +652,10 @@ function init() {
   const linked = [...new URLSearchParams(location.search)].filter(([k]) => KNOWN.has(k));
   const start = linked.length ? linked : data.start;
   apply(start);
-  // ready once the start's result is shown and every architecture is here (or could not be fetched)
-  Promise.resolve(run(start))
+  // first result: calculated, then drawn, each in a task of its own (short main-thread tasks: TBT).
+  // Ready once it is shown and every architecture is here (or could not be fetched)
+  new Promise((resolve) => setTimeout(resolve, 0))
+    .then(() => (latest === 0 ? run(start, true) : null)) // unless an input changed meanwhile
     .then(() => (data.architectures ? architectures() : null))
     .catch(() => {})
     .finally(() => root.setAttribute("data-ready", ""));
