@@ -516,8 +516,8 @@ def test_every_row_opens_into_its_memory_breakdown(browser, server: str, cat: Ca
     assert page.locator("#calc-table tr.gpu-calc__why").count() == 1  # the pick's only
     row.locator("button").click()
     total = row.locator("xpath=following-sibling::tr[1]").locator('details.gpu-calc__memory tr[data-part="total"]')
-    shown = (total.locator("td").nth(1).text_content() or "").split()[0]
-    assert abs(float(shown) - second["per_card_gib"]) <= 0.05
+    total_text = (total.locator("td").nth(1).text_content() or "").split()[0]
+    assert abs(float(total_text) - second["per_card_gib"]) <= 0.05
     row.locator("button").click()
     assert page.locator("#calc-table tr.gpu-calc__why:not([hidden])").count() == 1  # closed again
     page.close()
