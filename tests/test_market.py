@@ -125,7 +125,27 @@ def test_spot_prices_are_shown_but_never_ranked(gen: Generated) -> None:
 def test_foreign_offers_are_converted_with_the_dated_rate_the_page_names(gen: Generated) -> None:
     gpu_page = page(gen, "gpus/rtx-4090-24g.md")
     row = next(line for line in gpu_page.splitlines() if "$0.50/时" in line)
-    assert "| ¥3.50 | ¥2,555 | $0.50/时 | 按 2026-06-01 汇率 7.0 折算 |" in row
+    assert "| ¥3.50 | ¥2,555 | $0.50/时 ×7.0 |" in row  # $0.50 x 7.0
+    assert "原价列的“×”是折算成人民币所用的汇率中间价：1 USD = 7.0 元（2026-06-01）。" in gpu_page  # the rate's date
+
+
+def test_the_shape_column_is_shown_where_an_offer_publishes_a_shape(tmp_path: Path) -> None:
+    # a column of dashes took a desktop's room on every GPU and provider page that has no shapes
+    def shaped(d: Path) -> None:
+        replace_in(
+            d / "offers.yaml",
+            "    quote: RTX 4090 容器 ¥2/时\n",
+            "    quote: RTX 4090 容器 ¥2/时\n    vcpu: 16\n    ram_gb: 64\n",
+        )
+
+    plain = generate(Project.at(make_project(tmp_path / "plain")))
+    with_shape = generate(Project.at(make_project(tmp_path / "shaped", shaped)))
+    assert "| 卡数 | 配置 |" not in page(plain, "gpus/rtx-4090-24g.md")
+    gpu = page(with_shape, "gpus/rtx-4090-24g.md")
+    assert "| 卡数 | 配置 | 每卡每时 |" in gpu and "| 1 | 16 vCPU · 内存 64 GB | ¥2.00 |" in gpu
+    assert "| 1 | — | ¥3.50 |" in gpu  # the other offers say they published none
+    assert "| 卡数 | 配置 |" in page(with_shape, "providers/fixture-cloud.md")
+    assert "| 卡数 | 配置 |" not in page(with_shape, "providers/fixture-market.md")  # none of its own
 
 
 def test_runner_ups_show_other_providers_for_the_same_gpu(gen: Generated) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from generator.data.validate import load_catalogue
 from generator.engine.reason import ReasonKind
 from generator.engine.video import VideoRequest
 from generator.pages.messages import explain
-from generator.pages.plan import ALL_RESIDENT, video_model_context
+from generator.pages.plan import ALL_RESIDENT, placement_label, video_model_context
 from generator.results import video_plans
 
 REPO = Path(__file__).resolve().parent.parent
@@ -62,6 +63,11 @@ def test_a_card_between_the_footprints_fits_only_offloaded_and_says_so(capsys: p
     row = next((r for r in page.plans if r.gpu_id == gpu.id), None)
     if row is not None:  # the page shows the cheapest ten
         assert row.needs_offload and row.setting == OFFLOAD_WORDS
+        assert row.label == "需卸载模型"
+    # each memory row names the options as generate.py spells them
+    assert [r.flags for r in page.memory_rows] == ["", "--offload_model True", "--offload_model True --t5_cpu"]
+    ladder = [replace(P720, offload_model=off, t5_cpu=t5) for off, t5 in video_plans.OFFLOAD_LADDER]
+    assert [placement_label(r) for r in ladder] == ["常驻", "需卸载模型", "需卸载模型 + T5 在 CPU"]
     for r, p in zip(page.plans, plans, strict=False):  # every row says its plan's placement
         assert (r.gpu_id, r.needs_offload) == (p.gpu.id, p.fit.needs_offload)
         assert r.setting == (OFFLOAD_WORDS if p.request.offload_model else ALL_RESIDENT)
@@ -86,7 +92,7 @@ def test_a_card_above_the_resident_footprint_is_not_offloaded() -> None:
     assert not plan.request.offload_model and not plan.request.t5_cpu
     row = next((r for r in video_model_context(CAT, WAN_14B).plans if r.gpu_id == gpu.id), None)
     if row is not None:
-        assert not row.needs_offload and row.setting == ALL_RESIDENT
+        assert not row.needs_offload and row.setting == ALL_RESIDENT and row.label == "常驻"
 
 
 def test_a_small_card_gets_the_text_encoder_on_the_cpu_too() -> None:

@@ -646,6 +646,18 @@ VIDEO_PLANS_SHOWN = 10
 ALL_RESIDENT = "全部常驻显存"
 
 
+def placement_label(req: video.VideoRequest) -> str:
+    """A placement in a few words, for the plans table's narrow column (the memory table above it
+    gives each setting in full, with its generate.py options)."""
+    parts = [words for words, on in (("卸载模型", req.offload_model), ("T5 在 CPU", req.t5_cpu)) if on]
+    return "需" + " + ".join(parts) if parts else "常驻"
+
+
+def generate_flags(req: video.VideoRequest) -> str:
+    """A placement as Wan 2.1's generate.py options (its README's advice on OOM), "" when resident."""
+    return " ".join(flag for flag, on in (("--offload_model True", req.offload_model), ("--t5_cpu", req.t5_cpu)) if on)
+
+
 def _setting(req: video.VideoRequest) -> str:
     """A placement in words: the memory table's setting column and the plans table's."""
     off = video.offload_reason(req)
@@ -664,7 +676,11 @@ def video_model_context(cat: Catalogue, model: OpenModel, frames: int = 81) -> c
     for off, t5 in video_plans.OFFLOAD_LADDER:
         placed = replace(base, offload_model=off, t5_cpu=t5)
         m = video.memory(cfg, placed, k)
-        rows.append(ctx.VideoMemoryRow(_setting(placed), m.text_gib, m.denoise_gib, m.decode_gib, m.peak_gib))
+        rows.append(
+            ctx.VideoMemoryRow(
+                _setting(placed), m.text_gib, m.denoise_gib, m.decode_gib, m.peak_gib, generate_flags(placed)
+            )
+        )
     fps = model.video_fps or 16.0
     plans, excluded = video_plans.rank(cat, model, base)
     sellers = {p.id: p.name for p in cat.providers.values()}
@@ -675,6 +691,7 @@ def video_model_context(cat: Catalogue, model: OpenModel, frames: int = 81) -> c
             p.cards,
             _setting(p.request),
             p.fit.needs_offload,
+            placement_label(p.request),
             p.memory.peak_gib,
             p.speed.seconds,
             cny(p.cny_per_video, 2),
