@@ -108,7 +108,7 @@ def test_mini_catalogue_gets_a_video_page(tmp_path: Path) -> None:
     assert "832×480、81 帧" in page and "32,760 个潜空间 token" in page
     row = next(line for line in page.splitlines() if line.startswith("| [GeForce RTX 4090"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[1:8] == ["1", "全部常驻显存", "14.7", "272", "¥0.15", "¥1.79", "¥2.00"]
+    assert cells[1:8] == ["1", "常驻", "14.7", "272", "¥0.15", "¥1.79", "¥2.00"]
     assert "UNCONFIRMED" in page
     assert not any(k.startswith("models/wan2.1-t2v-1.3b-") for k in files)  # no LLM workload pages
 
