@@ -49,6 +49,7 @@ from mkdocs.structure.pages import Page
 from generator.data.problems import Severity
 from generator.pages.render import MARKER
 from generator.publish.bundle import BUNDLE, ENTRY, BundleError, bundle
+from generator.publish.css import without_comments
 from generator.publish.lock import write_lock
 from generator.publish.safe_files import OutputError
 from generator.publish.site_config import check_settings
@@ -131,6 +132,12 @@ class GpuGuidePlugin(BasePlugin[GpuGuideConfig]):
         self._lock = stack
 
     def on_post_build(self, config: MkDocsConfig) -> None:
+        for sheet in config.extra_css:  # the site's own stylesheets, without their comments (publish/css.py)
+            path = Path(config.site_dir) / str(sheet)
+            if "://" not in str(sheet) and path.is_file():
+                text = path.read_text(encoding="utf-8")
+                if without_comments(text) != text:
+                    path.write_text(without_comments(text), encoding="utf-8")
         entry = Path(config.docs_dir) / ENTRY
         if not entry.is_file():
             return
