@@ -246,8 +246,7 @@ def evaluate_gpu(gpu: Gpu, sizing_for: SizingFor, cat: Catalogue, workload: Work
             return kept
     opt = _evaluate_gpu(gpu, sizing, cat, workload, c)
     # Its reasons follow from the option alone (not from its place in a ranking), so they are kept with it.
-    training_job = workload is not Workload.inference and c.job_tokens_b is not None
-    opt.reasons = _reasons(opt, training_job, cat.rules, lambda offer: _fabric(cat, offer))
+    opt.reasons = _reasons(opt, _is_training_job(workload, c), cat.rules, lambda offer: _fabric(cat, offer))
     if memo is not None and key is not None:
         memo.put(key, gpu, sizing, opt)
     return opt
@@ -383,7 +382,7 @@ def data_parallel_ok(workload: Workload, cards: int | None) -> bool:
 
 def _measure(workload: Workload, sizing: Sizing, c: Constraints) -> plans.Measure:
     """What this workload's plans are ranked by."""
-    if workload is not Workload.inference and c.job_tokens_b is not None and sizing.job_hours is not None:
+    if _is_training_job(workload, c) and sizing.job_hours is not None:
         return plans.Measure.job_rent
     if sizing.serving is not None:
         return plans.Measure.cost_per_mtok
@@ -491,9 +490,14 @@ def links_cards(gpu: Gpu, cards: int) -> bool:
     return gpu.has_nvlink_class_link or cards <= 2
 
 
+def _is_training_job(workload: Workload, c: Constraints) -> bool:
+    """Whether options are measured by the job's rent: a training workload with a job size."""
+    return workload is not Workload.inference and c.job_tokens_b is not None
+
+
 def recommend(cat: Catalogue, sizing_for: SizingFor, workload: Workload, c: Constraints) -> Recommendation:
     """Rank every GPU in the catalogue for this workload."""
-    training_job = workload is not Workload.inference and c.job_tokens_b is not None
+    training_job = _is_training_job(workload, c)
     if c.pricing is None:
         c = dataclasses.replace(c, pricing=costs.pricing_of(cat))
     options = [evaluate_gpu(g, sizing_for, cat, workload, c) for g in cat.gpus.values()]

@@ -293,7 +293,7 @@ class VideoMemoryRow:
     denoise_gib: float
     decode_gib: float
     peak_gib: float
-    flags: str = ""  # what Wan's generate.py is given for it ("" when nothing is offloaded)
+    flags: str  # what Wan's generate.py is given for it ("" when nothing is offloaded)
 
 
 @dataclass(frozen=True)
@@ -305,7 +305,7 @@ class VideoPlanRow:
     cards: int
     setting: str  # its placement in words, as the memory table's setting column says it
     needs_offload: bool  # it fits the card only offloaded (results/video_plans.fit)
-    label: str  # that placement in a few words ("常驻", "需卸载：卸载模型"; plan.placement_label)
+    label: str  # that placement in a few words ("常驻", "需卸载模型"; plan.placement_label)
     peak_gib: float
     seconds: float
     per_video: str  # ¥ per video

@@ -646,16 +646,22 @@ VIDEO_PLANS_SHOWN = 10
 ALL_RESIDENT = "全部常驻显存"
 
 
+def _offloads(req: video.VideoRequest) -> list[tuple[str, str]]:
+    """What ``req``'s placement offloads, each as (Wan 2.1 generate.py's option, a few words)."""
+    options = (("--offload_model True", "卸载模型", req.offload_model), ("--t5_cpu", "T5 在 CPU", req.t5_cpu))
+    return [(flag, words) for flag, words, on in options if on]
+
+
 def placement_label(req: video.VideoRequest) -> str:
     """A placement in a few words, for the plans table's narrow column (the memory table above it
     gives each setting in full, with its generate.py options)."""
-    parts = [words for words, on in (("卸载模型", req.offload_model), ("T5 在 CPU", req.t5_cpu)) if on]
+    parts = [words for _flag, words in _offloads(req)]
     return "需" + " + ".join(parts) if parts else "常驻"
 
 
 def generate_flags(req: video.VideoRequest) -> str:
     """A placement as Wan 2.1's generate.py options (its README's advice on OOM), "" when resident."""
-    return " ".join(flag for flag, on in (("--offload_model True", req.offload_model), ("--t5_cpu", req.t5_cpu)) if on)
+    return " ".join(flag for flag, _words in _offloads(req))
 
 
 def _setting(req: video.VideoRequest) -> str:

@@ -136,8 +136,9 @@ class GpuGuidePlugin(BasePlugin[GpuGuideConfig]):
             path = Path(config.site_dir) / str(sheet)
             if "://" not in str(sheet) and path.is_file():
                 text = path.read_text(encoding="utf-8")
-                if without_comments(text) != text:
-                    path.write_text(without_comments(text), encoding="utf-8")
+                bare = without_comments(text)
+                if bare != text:  # a dirty rebuild that did not copy the sheet again finds it done
+                    path.write_text(bare, encoding="utf-8")
         entry = Path(config.docs_dir) / ENTRY
         if not entry.is_file():
             return
