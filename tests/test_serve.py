@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import pytest
 from conftest import REPO
 
 from generator.cli.main import main
-from generator.cli.serve import free_port
+from generator.cli.serve import _CHILD_SIGNALS, free_port
 
 
 def answers(port: int) -> bool:
@@ -92,6 +93,30 @@ def test_stopping_serve_stops_its_mkdocs_child(mini: Path, tmp_path: Path, sig: 
             proc.wait()
         for pid in children(proc.pid):
             os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_the_child_shuts_down_once_however_many_sigterms_come() -> None:
+    """A killed ``serve`` can send its child SIGTERM twice (Linux sends the parent-death signal
+    each time the child passes to another of the dying process's threads). The second one must
+    not interrupt the shutdown the first began: it did, mid ``rmtree``, and MkDocs' temporary
+    folder was left half removed (CI, stop 30). This runs the child's signal lines for real."""
+    code = _CHILD_SIGNALS + textwrap.dedent("""
+        import time
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(10)
+            print("no interrupt")
+        except KeyboardInterrupt:
+            os.kill(os.getpid(), signal.SIGTERM)  # the second, while the shutdown runs
+            time.sleep(0.2)
+            print("shut down once")
+    """)
+    env = dict(os.environ, GPU_GUIDE_SERVE_PID=str(os.getpid()))
+    done = subprocess.run(
+        [sys.executable, "-c", code], check=False, env=env, capture_output=True, text=True, timeout=30
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "shut down once\n", "")
 
 
 def test_busy_port_is_an_error(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
