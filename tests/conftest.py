@@ -16,6 +16,7 @@ import functools
 import http.server
 import os
 import shutil
+import signal
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -44,6 +45,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     # Read once, before the session fixture below removes CI from the environment.
     _options["require_tools"] = bool(config.getoption("--require-tools")) or os.environ.get("CI") == "true"
+    # A shell that starts a command in the background (`make test &`, nohup) starts it with Ctrl-C
+    # ignored, and an ignored signal stays ignored in every process it starts: the tests that press
+    # Ctrl-C on a build or on `serve` (test_atomic, test_serve) would see it do nothing. They test
+    # what a terminal's Ctrl-C does, so the session gives its children the terminal's default.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def tools_required() -> bool:
