@@ -413,13 +413,17 @@ def test_config_json_fills_the_model(browser, server: str, cat: Catalogue) -> No
     page.close()
 
 
-@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("width", [1280, 1024, 390])
 def test_no_sideways_scroll_and_cards_on_a_phone(browser, server: str, width: int) -> None:  # type: ignore[no-untyped-def]
+    """Nor inside the results' box: at 1024 px the table needed 663 px of a 565 px box and scrolled
+    there; the results become cards wherever the box is narrower than the table (a container query)."""
     for q in ("", "?workload=pretrain&model=llama-3.1-405b&precision=mixed&job-tokens=100",
               "?workload=inference&model=qwen2.5-7b&budget=100", "?workload=inference&params=-1",
               "?workload=inference&model=sdxl&precision=fp16&resolution=2048"):  # fmt: skip
         page = open_calc(browser, server, q, width=width)
         no_overflow(page)
+        # the title's hidden permalink (¶) took a blank second line under it on a phone
+        assert page.evaluate("() => document.querySelector('article h1 .headerlink').getClientRects().length") == 0
         for sel in ("#calc-hours-per-month", "#calc-model", "#calc-workload", "#calc-budget"):
             w, style = page.evaluate(
                 f"() => {{ const s = getComputedStyle(document.querySelector('{sel}'));"
@@ -435,6 +439,10 @@ def test_no_sideways_scroll_and_cards_on_a_phone(browser, server: str, width: in
             )
             left, right, month_right, head = box
             assert left >= 0 and right <= width and month_right <= width
+            inner, room = page.evaluate(
+                "() => { const w = document.querySelector('.gpu-calc__tablewrap'); return [w.scrollWidth, w.clientWidth]; }"
+            )
+            assert inner <= room, (q, inner, room)
             if width == 390:
                 assert head == 0, "on a phone the table becomes cards (no header row)"
         page.close()
