@@ -63,3 +63,11 @@ def test_the_real_calculator_bundles() -> None:
     assert not_in_calculator <= modules
     assert text.count("// ---- ") == 2 + len(modules - not_in_calculator)
     assert "// ---- engine/video.js" not in text
+
+
+def test_a_module_the_comment_lexer_cannot_read_is_refused_by_name_and_line(tmp_path: Path) -> None:
+    entry = write(
+        tmp_path, {"main.js": 'import { a } from "./a.js";\n', "a.js": 'export const a = 1;\nconst b = "open;\n'}
+    )
+    with pytest.raises(BundleError, match=r"^a\.js: line 2: a string is not closed on its line$"):
+        bundle(entry)

@@ -61,9 +61,9 @@ def test_node_runs_the_stripped_text_to_the_same_values() -> None:
 
 
 @pytest.mark.parametrize("text", ['const s = "open;\n', "const t = `open;\n", "/* open\n", "x = /open\n"])
-def test_what_is_never_closed_is_an_error(text: str) -> None:
-    with pytest.raises(JsLexError):
-        without_comments(text)
+def test_what_is_never_closed_is_an_error_naming_its_line(text: str) -> None:
+    with pytest.raises(JsLexError, match=r"^line 3: "):
+        without_comments("// one\nconst two = 2;\n" + text)
 
 
 def test_the_real_bundle_loses_only_comments(tmp_path: Path) -> None:

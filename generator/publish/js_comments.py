@@ -72,7 +72,7 @@ def without_comments(text: str) -> str:
         elif text.startswith("/*", i):
             end = text.find("*/", i + 2)
             if end < 0:
-                raise JsLexError(f"a comment opened at character {i} is never closed")
+                raise JsLexError(f"line {_line(text, i)}: a comment is never closed")
             breaks = text.count("\n", i, end)
             trim()
             i = end + 2
@@ -123,6 +123,11 @@ def without_comments(text: str) -> str:
     return "".join(out)
 
 
+def _line(text: str, at: int) -> int:
+    """The 1-based line of character ``at``, for messages."""
+    return text.count("\n", 0, at) + 1
+
+
 def _string_end(text: str, start: int) -> int:
     quote, i = text[start], start + 1
     while i < len(text):
@@ -135,7 +140,7 @@ def _string_end(text: str, start: int) -> int:
             break
         else:
             i += 1
-    raise JsLexError(f"a string opened at character {start} is not closed on its line")
+    raise JsLexError(f"line {_line(text, start)}: a string is not closed on its line")
 
 
 def _template_part(text: str, start: int) -> tuple[int, bool]:
@@ -152,7 +157,7 @@ def _template_part(text: str, start: int) -> tuple[int, bool]:
             return i + 2, False
         else:
             i += 1
-    raise JsLexError(f"a template literal from character {start - 1} is never closed")
+    raise JsLexError(f"line {_line(text, start - 1)}: a template literal is never closed")
 
 
 def _regex_end(text: str, start: int) -> int:
@@ -174,4 +179,4 @@ def _regex_end(text: str, start: int) -> int:
                 i += 1
             return i
         i += 1
-    raise JsLexError(f"a regular expression opened at character {start} is not closed on its line")
+    raise JsLexError(f"line {_line(text, start)}: a regular expression is not closed on its line")
