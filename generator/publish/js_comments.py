@@ -84,7 +84,10 @@ def without_comments(text: str) -> str:
             end = _string_end(text, i)
             out.append(text[i:end])
             i, value_before = end, True
-        elif c == "`":
+        elif c == "`" or (c == "}" and braces and braces[-1]):
+            # a template literal's text: from its opening backtick, or from the } that closes a ${
+            if c == "}":
+                braces.pop()
             end, closed = _template_part(text, i + 1)
             out.append(text[i:end])
             i = end
@@ -93,15 +96,6 @@ def without_comments(text: str) -> str:
             else:
                 braces.append(True)
                 value_before = False
-        elif c == "}" and braces and braces[-1]:
-            braces.pop()
-            end, closed = _template_part(text, i + 1)
-            out.append(text[i:end])
-            i = end
-            if closed:
-                value_before = True
-            else:
-                braces.append(True)
         elif c == "/" and not value_before:
             end = _regex_end(text, i)
             out.append(text[i:end])
