@@ -57,7 +57,7 @@ def without_comments(text: str) -> str:
 
     def trim() -> None:
         # spaces and tabs before a removed comment are code's, never a string's
-        while out and out[-1] in " \t":
+        while out and out[-1] in (" ", "\t"):  # whole items: out holds tokens, not only characters
             out.pop()
 
     while i < n:
